@@ -1,0 +1,91 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+/// One entry per plugin folder under Plugins/. Keep in step with Sources/LocusPlugins/BuiltinPlugins.swift.
+let pluginTargets: [(name: String, folder: String, extra: [Target.Dependency])] = [
+    ("LocusReplay", "Replay", []),
+    ("LocusConsoleSink", "Console", []),
+    ("LocusFileSink", "File", []),
+    ("LocusExec", "Exec", []),
+    ("LocusExampleSpeedAlert", "ExampleSpeedAlert", []),
+]
+
+let package = Package(
+    name: "Locus",
+    platforms: [.macOS(.v13)],
+    products: [
+        .executable(name: "locus", targets: ["locus"]),
+        .library(name: "LocusCore", targets: ["LocusCore"]),
+        .library(name: "LocusBus", targets: ["LocusBus"]),
+        .library(name: "LocusRuntime", targets: ["LocusRuntime"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/jpsim/Yams.git", from: "6.2.2"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CZeroMQ",
+            providers: [.apt(["libzmq3-dev"])]
+        ),
+        .target(
+            name: "LocusCore",
+            dependencies: [.product(name: "Logging", package: "swift-log")]
+        ),
+        .target(
+            name: "LocusBus",
+            dependencies: ["CZeroMQ", "LocusCore", .product(name: "Logging", package: "swift-log")]
+        ),
+        .target(
+            name: "LocusRuntime",
+            dependencies: [
+                "LocusCore", "LocusBus",
+                .product(name: "Yams", package: "Yams"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        .target(
+            name: "LocusPlugins",
+            dependencies: ["LocusCore"] + pluginTargets.map { .target(name: $0.name) }
+        ),
+        .executableTarget(
+            name: "locus",
+            dependencies: [
+                "LocusCore", "LocusBus", "LocusRuntime", "LocusPlugins",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .executableTarget(
+            name: "locus-bench",
+            dependencies: ["LocusCore", "LocusBus"],
+            path: "Benchmarks/locus-bench"
+        ),
+        .testTarget(name: "LocusCoreTests", dependencies: ["LocusCore"]),
+        .testTarget(name: "LocusBusTests", dependencies: ["LocusBus", "LocusCore", "CZeroMQ"]),
+        .testTarget(
+            name: "LocusRuntimeTests",
+            dependencies: ["LocusRuntime", "LocusPlugins", "LocusCore", "LocusBus"],
+            resources: [.copy("Fixtures")]
+        ),
+        .testTarget(
+            name: "PluginTests",
+            dependencies: ["LocusPlugins", "LocusCore"] + pluginTargets.map { .target(name: $0.name) }
+        ),
+        .testTarget(
+            name: "EndToEndTests",
+            dependencies: ["LocusCore"],
+            resources: [.copy("Fixtures")]
+        ),
+    ] + pluginTargets.map {
+        .target(
+            name: $0.name,
+            dependencies: ["LocusCore", .product(name: "Logging", package: "swift-log")] + $0.extra,
+            path: "Plugins/\($0.folder)/Sources"
+        )
+    },
+    swiftLanguageModes: [.v5]
+)

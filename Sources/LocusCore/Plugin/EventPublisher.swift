@@ -1,0 +1,59 @@
+import Foundation
+
+/// Where encoded messages go. The runtime implements it over a ZeroMQ socket; tests implement
+/// it in memory. Plugins never see it: they publish through `EventPublisher`.
+///
+/// Implementers must accept calls from any thread or task and keep their order.
+public protocol MessageOutlet: Sendable {
+    func send(topic: String, body: [UInt8])
+}
+
+/// Publishes typed events for one producer: stamps the envelope with the producer id and the
+/// next sequence number, encodes it with the fast codec, and hands it to the outlet.
+/// Safe to call from any task; calls are serialised so sequence numbers follow send order.
+public final class EventPublisher: @unchecked Sendable {
+    public let producer: String
+    private let outlet: any MessageOutlet
+    private let lock = NSLock()
+    private var seq: UInt64 = 0
+
+    public init(producer: String, outlet: any MessageOutlet) {
+        self.producer = producer
+        self.outlet = outlet
+    }
+
+    /// Publishes `payload` on `topic` (a complete topic such as `obs.fix.gps0`) at event time `time`.
+    public func publish<P: Payload>(_ payload: P, topic: String, time: EventTime) {
+        lock.lock()
+        defer { lock.unlock() }
+        seq += 1
+        var w = JSONWriter()
+        EnvelopeCodec.encode(payload, producer: producer, seq: seq, time: time, into: &w)
+        outlet.send(topic: topic, body: w.bytes)
+    }
+
+    /// Publishes a payload kept as JSON (pass-through of recorded or foreign events).
+    public func publish(raw: RawPayload, topic: String, time: EventTime) {
+        lock.lock()
+        defer { lock.unlock() }
+        seq += 1
+        let body = EnvelopeCodec.encode(Envelope(type: raw.eventType, version: raw.schemaVersion, producer: producer,
+                                                 seq: seq, time: time, payload: .raw(raw)))
+        outlet.send(topic: topic, body: body)
+    }
+
+    /// Publishes whatever an envelope carries, re-stamped with this producer and sequence.
+    public func republish(_ envelope: Envelope, topic: String) {
+        switch envelope.payload {
+        case .typed(let p): publish(p, topic: topic, time: envelope.time)
+        case .raw(let r): publish(raw: r, topic: topic, time: envelope.time)
+        }
+    }
+
+    /// The sequence number of the last message published.
+    public var lastSequence: UInt64 {
+        lock.lock()
+        defer { lock.unlock() }
+        return seq
+    }
+}

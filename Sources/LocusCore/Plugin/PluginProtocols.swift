@@ -1,0 +1,149 @@
+import Logging
+
+public enum PluginKind: String, Sendable, CaseIterable, Codable {
+    case source, service, sink
+}
+
+/// A producer of observations: a receiver, a daemon client, a scanner, a recording.
+///
+/// `run(context:)` is called on a task of its own. It publishes through `context` until the task
+/// is cancelled (shutdown), then returns promptly — within a few hundred milliseconds, so blocking
+/// reads must poll with a timeout and check `Task.isCancelled`. Returning normally means the
+/// source is finished (a recording played out) and it is not restarted; throwing means it
+/// failed: the runtime reports it on `status.<id>` and restarts it with exponential backoff.
+public protocol SourcePlugin: Sendable {
+    /// Topic prefixes this source may publish (`obs.fix.<id>`), used to validate subscriptions in config.
+    var produces: [String] { get }
+    /// True if the source publishes `clock.tick` in its own recorded time; the runtime then does
+    /// not tick from the wall clock.
+    var drivesClock: Bool { get }
+    func run(context: PluginContext) async throws
+}
+
+extension SourcePlugin {
+    public var drivesClock: Bool { false }
+}
+
+/// A deterministic state machine from observations and ticks to typed events.
+///
+/// The runtime calls `receive(_:output:)` for every message matching `subscriptions`, one at a
+/// time and in bus order, always from the same task. A service must not do I/O, block, or read
+/// the wall clock: "now" is `message.time` (observations and `clock.tick` messages both carry
+/// event time). That is what makes replays deterministic and services testable without sockets.
+/// Throwing is a bug report: the runtime logs it, discards the instance and starts a fresh one.
+public protocol ServicePlugin {
+    /// Topic prefixes to receive. Include `clock.tick` to be woken up for timeouts.
+    var subscriptions: [String] { get }
+    /// Topic prefixes this service may publish.
+    var produces: [String] { get }
+    mutating func receive(_ message: BusMessage, output: inout ServiceOutput) throws
+}
+
+/// Events a service emits while handling one message; the runtime publishes them in order.
+public struct ServiceOutput {
+    public struct Event {
+        public var topic: String
+        public var time: EventTime
+        public var payload: any Payload
+    }
+
+    public private(set) var events: [Event] = []
+
+    public init() {}
+
+    /// Emits `payload` on `topic` at event time `time` (normally the time of the message being handled).
+    public mutating func emit<P: Payload>(_ payload: P, topic: String, time: EventTime) {
+        events.append(Event(topic: topic, time: time, payload: payload))
+    }
+}
+
+/// A consumer that delivers messages somewhere outside the bus (console, file, database).
+///
+/// `run(messages:context:)` is called on a task of its own and must consume `messages` until the
+/// stream ends (on shutdown, after the runtime has drained what was already received) and flush
+/// what it wrote before returning. Throwing means failure: it is reported and restarted with backoff.
+public protocol SinkPlugin: Sendable {
+    var subscriptions: [String] { get }
+    func run(messages: AsyncStream<BusMessage>, context: PluginContext) async throws
+}
+
+/// Where a plugin finds the hub when it must tell an outside program (the `exec` plugin).
+public struct HubEndpoints: Sendable, Equatable {
+    /// Publishers connect a PUB socket here.
+    public var ingest: String
+    /// Subscribers connect a SUB socket here.
+    public var publish: String
+    /// Request/reply control endpoint.
+    public var control: String
+
+    public init(ingest: String, publish: String, control: String) {
+        self.ingest = ingest
+        self.publish = publish
+        self.control = control
+    }
+}
+
+/// What the runtime hands a plugin when building it from config.
+public struct PluginSetup: Sendable {
+    public var id: String
+    public var kind: PluginKind
+    /// Directory of the config file: relative paths in plugin config resolve against it.
+    public var configDirectory: String
+    public var endpoints: HubEndpoints
+    public var logger: Logger
+
+    public init(id: String, kind: PluginKind, configDirectory: String, endpoints: HubEndpoints, logger: Logger) {
+        self.id = id
+        self.kind = kind
+        self.configDirectory = configDirectory
+        self.endpoints = endpoints
+        self.logger = logger
+    }
+
+    /// Resolves a path from config against the config file's directory.
+    public func resolvePath(_ path: String) -> String {
+        if path.hasPrefix("/") || path == "-" { return path }
+        return configDirectory.isEmpty ? path : configDirectory + "/" + path
+    }
+}
+
+/// What a running source or sink sees of the runtime: its id, a logger, and a way to publish.
+public struct PluginContext: Sendable {
+    public let id: String
+    public let logger: Logger
+    public let publisher: EventPublisher
+    private let statusReporter: @Sendable (PluginStatus.State, String?) -> Void
+
+    public init(id: String, logger: Logger, publisher: EventPublisher,
+                statusReporter: @escaping @Sendable (PluginStatus.State, String?) -> Void) {
+        self.id = id
+        self.logger = logger
+        self.publisher = publisher
+        self.statusReporter = statusReporter
+    }
+
+    public func publish<P: Payload>(_ payload: P, topic: String, time: EventTime) {
+        publisher.publish(payload, topic: topic, time: time)
+    }
+
+    /// Reports a device-level state change (`connected`, `disconnected`, `no_data`) on `status.<id>`.
+    /// Call it on changes only; the runtime does not de-duplicate.
+    public func reportStatus(_ state: PluginStatus.State, reason: String? = nil) {
+        statusReporter(state, reason)
+    }
+}
+
+/// A built plugin, ready for the runtime to run.
+public enum PluginInstance {
+    case source(any SourcePlugin)
+    case service(any ServicePlugin)
+    case sink(any SinkPlugin)
+
+    public var kind: PluginKind {
+        switch self {
+        case .source: .source
+        case .service: .service
+        case .sink: .sink
+        }
+    }
+}

@@ -1,0 +1,34 @@
+import LocusConsoleSink
+import LocusCore
+import LocusExampleSpeedAlert
+import LocusExec
+import LocusFileSink
+import LocusReplay
+
+/// Every plugin type built into Locus: the one list the runtime and `locus plugins` read.
+/// A new plugin folder under `Plugins/` is added here (a test checks that none is missing).
+public enum BuiltinPlugins {
+    public static let all: [PluginFactory] = [
+        ReplayPlugin.factory,
+        ExecPlugin.factory,
+        ExampleSpeedAlertPlugin.factory,
+        ConsolePlugin.factory,
+        FileSinkPlugin.factory,
+    ]
+
+    /// Plugin folder → factory type, for the completeness test.
+    public static let folders: [String: String] = [
+        "Replay": "replay",
+        "Exec": "exec",
+        "ExampleSpeedAlert": "example-speed-alert",
+        "Console": "console",
+        "File": "file",
+    ]
+
+    /// Core event types plus those plugins define.
+    public static var payloadRegistry: PayloadRegistry {
+        var r = PayloadRegistry.core
+        for f in all { for t in f.payloadTypes { r.register(t) } }
+        return r
+    }
+}

@@ -54,7 +54,7 @@ let package = Package(
         .executableTarget(
             name: "locus",
             dependencies: [
-                "LocusCore", "LocusBus", "LocusRuntime", "LocusPlugins",
+                "LocusCore", "LocusBus", "LocusRuntime", "LocusPlugins", "LocusConsoleSink", "LocusReplay",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]

@@ -1,0 +1,61 @@
+import Foundation
+import LocusCore
+
+/// What went wrong with a control request; its text goes back to `locus ctl`.
+public struct ControlCommandError: Error, CustomStringConvertible, Sendable {
+    public var description: String
+    public init(_ description: String) { self.description = description }
+}
+
+/// Routes control requests (`{"command": "…", "args": {…}}`) to handlers. The runtime registers
+/// `status`, `plugins` and `help`; plugins register their own commands (later: `region.add`, …).
+public final class ControlCommands: @unchecked Sendable {
+    public typealias Handler = @Sendable (JSONValue) async throws -> JSONValue
+    private let lock = NSLock()
+    private var handlers: [String: (summary: String, handler: Handler)] = [:]
+
+    public init() {
+        register("help", summary: "List the commands this daemon answers.") { [unowned self] _ in
+            self.lock.lock()
+            defer { self.lock.unlock() }
+            return .object(self.handlers.mapValues { .string($0.summary) })
+        }
+    }
+
+    /// Adds a command. Names are dotted lower-case words; a later registration replaces an earlier one.
+    public func register(_ name: String, summary: String, handler: @escaping Handler) {
+        lock.lock()
+        handlers[name] = (summary, handler)
+        lock.unlock()
+    }
+
+    /// Handles one request body and returns the reply body; never throws (errors become `{"ok":false}` replies).
+    public func handle(_ request: [UInt8]) async -> [UInt8] {
+        let value: JSONValue
+        do {
+            value = try JSONValue.decode(request)
+        } catch {
+            return Self.failure("request is not JSON: expected {\"command\": \"status\"}")
+        }
+        guard let name = value["command"]?.stringValue else {
+            return Self.failure("request has no \"command\" string: expected {\"command\": \"status\"}")
+        }
+        lock.lock()
+        let entry = handlers[name]
+        let known = handlers.keys.sorted()
+        lock.unlock()
+        guard let entry else {
+            return Self.failure("unknown command '\(name)'; known: \(known.joined(separator: ", "))")
+        }
+        do {
+            let result = try await entry.handler(value["args"] ?? .object([:]))
+            return JSONValue.object(["ok": .bool(true), "result": result]).encoded()
+        } catch {
+            return Self.failure("\(error)")
+        }
+    }
+
+    static func failure(_ message: String) -> [UInt8] {
+        JSONValue.object(["ok": .bool(false), "error": .string(message)]).encoded()
+    }
+}

@@ -1,0 +1,152 @@
+import Foundation
+import LocusBus
+import LocusCore
+import Logging
+import ServiceLifecycle
+
+/// What `locus run` runs: the hub, the control socket, a supervised runner per plugin, and the
+/// wall clock ticker, as one `ServiceGroup` that shuts down gracefully on SIGTERM and SIGINT.
+///
+/// Order matters. Everything is bound and every service and sink is subscribed (and confirmed
+/// at the hub) before the first source starts, so nothing published early is missed. The group
+/// shuts down in reverse: ticker and sources stop first, services drain, sinks drain, the hub
+/// and control socket close last.
+public final class Daemon: @unchecked Sendable {
+    public let configuration: LocusConfiguration
+    public let registry: PayloadRegistry
+    let logger: Logger
+    public let commands = ControlCommands()
+
+    public init(configuration: LocusConfiguration, registry: PayloadRegistry, logger: Logger) {
+        self.configuration = configuration
+        self.registry = registry
+        self.logger = logger
+    }
+
+    /// Runs until SIGTERM/SIGINT (or until `shutdownSignals` is empty and every service returns).
+    public func run(shutdownSignals: [UnixSignal] = [.sigterm, .sigint]) async throws {
+        let context = ZMQContext()
+        let hubConfig = HubConfiguration(
+            ingestEndpoints: configuration.hub.ingest,
+            publishEndpoints: configuration.hub.publish,
+            maxMessageBytes: configuration.hub.maxMessageBytes,
+            highWaterMark: configuration.hub.highWaterMark)
+        let hub = Hub(configuration: hubConfig, registry: registry, context: context, logger: Logger(label: "locus.hub"))
+        try hub.start()
+        let control = ControlServer(context: context, endpoint: configuration.hub.control, logger: Logger(label: "locus.control")) {
+            [commands] request in await commands.handle(request)
+        }
+        do {
+            try control.start()
+        } catch {
+            hub.stop()
+            throw error
+        }
+        let bus = HubAttachment(context: context, hub: hub, registry: registry,
+                                highWaterMark: configuration.hub.highWaterMark, logger: logger)
+        let statusOutlet = try bus.makeOutlet(for: "locus")
+        let status = StatusBoard(publisher: EventPublisher(producer: "locus", outlet: statusOutlet),
+                                 logger: Logger(label: "locus.status"))
+        registerCommands(hub: hub, status: status)
+
+        var runners: [PluginRunner] = []
+        // Sinks and services first: their subscriptions must be live before any source publishes.
+        for plugin in configuration.plugins where plugin.kind == .sink {
+            runners.append(try PluginRunner(plugin: plugin, bus: bus, status: status))
+        }
+        for plugin in configuration.plugins where plugin.kind == .service {
+            runners.append(try PluginRunner(plugin: plugin, bus: bus, status: status))
+        }
+        for plugin in configuration.plugins where plugin.kind == .source {
+            runners.append(try PluginRunner(plugin: plugin, bus: bus, status: status))
+        }
+        var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
+            .init(service: ClosingService { control.stop(); statusOutlet.close(); hub.stop() },
+                  successTerminationBehavior: .ignore, failureTerminationBehavior: .gracefullyShutdownGroup,
+                  serviceName: "hub"),
+        ]
+        for r in runners {
+            services.append(.init(service: r, successTerminationBehavior: .ignore,
+                                  failureTerminationBehavior: .ignore, serviceName: r.plugin.id))
+        }
+        let clockDriven = configuration.plugins.contains { p in
+            if case .source(let s) = p.instance { return s.drivesClock }
+            return false
+        }
+        if !clockDriven {
+            let tickOutlet = try bus.makeOutlet(for: "clock")
+            let ticker = WallClockTicker(interval: configuration.hub.tickInterval,
+                                         publisher: EventPublisher(producer: "clock", outlet: tickOutlet))
+            services.append(.init(service: ClosingService(wrapping: ticker) { tickOutlet.close() },
+                                  successTerminationBehavior: .ignore, failureTerminationBehavior: .ignore,
+                                  serviceName: "clock"))
+        }
+        logger.info("locus running", metadata: [
+            "config": "\(configuration.file)",
+            "plugins": "\(configuration.plugins.count)",
+            "publish": "\(configuration.hub.publish.joined(separator: ","))",
+            "ingest": "\(configuration.hub.ingest.joined(separator: ","))",
+            "control": "\(configuration.hub.control)",
+        ])
+        var groupConfig = ServiceGroupConfiguration(services: services, gracefulShutdownSignals: shutdownSignals,
+                                                    cancellationSignals: [], logger: logger)
+        groupConfig.maximumGracefulShutdownDuration = .seconds(1.5)
+        groupConfig.maximumCancellationDuration = .milliseconds(400)
+        let group = ServiceGroup(configuration: groupConfig)
+        try await group.run()
+        logger.info("locus stopped")
+    }
+
+    func registerCommands(hub: Hub, status: StatusBoard) {
+        let plugins = configuration.plugins
+        commands.register("status", summary: "Hub counters and each plugin's latest state.") { _ in
+            let s = hub.statistics
+            var dropped: [String: JSONValue] = [:]
+            for (k, v) in s.dropped { dropped[k] = .number(Double(v)) }
+            let states: [JSONValue] = status.snapshot.map { p in
+                var o: [String: JSONValue] = ["plugin": .string(p.plugin), "kind": .string(p.kind),
+                                              "type": .string(p.pluginType), "state": .string(p.state.rawValue),
+                                              "restarts": .number(Double(p.restarts))]
+                if let r = p.reason { o["reason"] = .string(r) }
+                return .object(o)
+            }
+            return .object([
+                "hub": .object(["forwarded": .number(Double(s.forwarded)), "dropped": .object(dropped)]),
+                "plugins": .array(states),
+            ])
+        }
+        commands.register("plugins", summary: "The configured plugins with their types, topics and ids.") { _ in
+            .array(plugins.map { p in
+                var o: [String: JSONValue] = ["id": .string(p.id), "type": .string(p.type), "kind": .string(p.kind.rawValue)]
+                switch p.instance {
+                case .source(let s): o["produces"] = .array(s.produces.map { .string($0) })
+                case .service(let s):
+                    o["subscriptions"] = .array(s.subscriptions.map { .string($0) })
+                    o["produces"] = .array(s.produces.map { .string($0) })
+                case .sink(let s): o["subscriptions"] = .array(s.subscriptions.map { .string($0) })
+                }
+                return .object(o)
+            })
+        }
+    }
+}
+
+/// A service that waits for graceful shutdown, then runs `close` (optionally around another service).
+final class ClosingService: Service, @unchecked Sendable {
+    let inner: (any Service)?
+    let close: @Sendable () -> Void
+
+    init(wrapping inner: (any Service)? = nil, close: @escaping @Sendable () -> Void) {
+        self.inner = inner
+        self.close = close
+    }
+
+    func run() async throws {
+        defer { close() }
+        if let inner {
+            try? await inner.run()
+        } else {
+            try? await gracefulShutdown()
+        }
+    }
+}

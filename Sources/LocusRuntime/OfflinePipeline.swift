@@ -1,0 +1,84 @@
+import LocusCore
+import Logging
+
+/// Runs configured services over a recording without sockets, as fast as the CPU allows:
+/// `locus replay FILE --config C`, and the entry point of golden-file tests.
+///
+/// Delivery is deterministic: each item of the recording (messages and recorded-time ticks, see
+/// `RecordingTimeline`) goes to every service subscribed to it in config order; events a service
+/// emits are delivered, in order, to services subscribed to them before the next input item.
+/// So the same recording and config always give byte-identical output.
+public struct OfflinePipeline {
+    struct Stage {
+        var id: String
+        var service: any ServicePlugin
+        var publisher: EventPublisher
+        var outlet: MemoryOutlet
+    }
+
+    var stages: [Stage]
+    let registry: PayloadRegistry
+    let logger: Logger
+    public private(set) var skipped = 0
+    public private(set) var inputs = 0
+
+    public init(configuration: LocusConfiguration, registry: PayloadRegistry, logger: Logger) {
+        self.registry = registry
+        self.logger = logger
+        stages = configuration.plugins.compactMap { p in
+            guard case .service(let s) = p.instance else { return nil }
+            let outlet = MemoryOutlet()
+            return Stage(id: p.id, service: s, publisher: EventPublisher(producer: p.id, outlet: outlet), outlet: outlet)
+        }
+    }
+
+    /// Plays `timeline`; `emit` receives every service event (topic, envelope body) in order, and
+    /// the input messages too when `includeInput` is set.
+    public mutating func run(_ timeline: inout RecordingTimeline, includeInput: Bool = false,
+                             tickInterval: Double, emit: ([UInt8]) -> Void) throws {
+        let tickOutlet = MemoryOutlet()
+        let ticks = EventPublisher(producer: "clock", outlet: tickOutlet)
+        let inputOutlet = MemoryOutlet()
+        let inputs = EventPublisher(producer: "replay", outlet: inputOutlet)
+        while let item = timeline.next() {
+            let message: BusMessage
+            switch item {
+            case .skipped(let line, let reason):
+                skipped += 1
+                if skipped <= 5 { logger.warning("skipping line of recording", metadata: ["line": "\(line)", "reason": "\(reason)"]) }
+                continue
+            case .tick(let time):
+                ticks.publish(ClockTick(basis: .recorded, interval: tickInterval), topic: "clock.tick", time: time)
+                let (topic, body) = tickOutlet.take()[0]
+                message = try BusMessage(topic: topic, envelope: EnvelopeCodec.decode(body, registry: registry), body: body)
+            case .message(let topic, let envelope):
+                self.inputs += 1
+                inputs.republish(envelope, topic: topic)
+                let (_, body) = inputOutlet.take()[0]
+                message = try BusMessage(topic: topic, envelope: EnvelopeCodec.decode(body, registry: registry), body: body)
+                if includeInput { emit(RecordingLine.encode(topic: topic, body: body)) }
+            }
+            try deliver(message, emit: emit)
+        }
+    }
+
+    mutating func deliver(_ first: BusMessage, emit: ([UInt8]) -> Void) throws {
+        var queue = [first]
+        var index = 0
+        while index < queue.count {
+            let message = queue[index]
+            index += 1
+            // A service never receives its own events back: that would loop.
+            for i in stages.indices where stages[i].id != message.envelope.producer
+                && stages[i].service.subscriptions.contains(where: { message.topic.hasPrefix($0) }) {
+                var output = ServiceOutput()
+                try stages[i].service.receive(message, output: &output)
+                for e in output.events { stages[i].publisher.publish(e.payload, topic: e.topic, time: e.time) }
+                for (topic, body) in stages[i].outlet.take() {
+                    emit(RecordingLine.encode(topic: topic, body: body))
+                    queue.append(BusMessage(topic: topic, envelope: try EnvelopeCodec.decode(body, registry: registry), body: body))
+                }
+            }
+        }
+    }
+}

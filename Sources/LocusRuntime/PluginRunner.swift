@@ -1,0 +1,161 @@
+import Foundation
+import LocusCore
+import Logging
+import ServiceLifecycle
+
+/// Runs one configured plugin under supervision, as a `Service` of the daemon's `ServiceGroup`.
+///
+/// - A source runs until it returns (finished: `stopped`, not restarted) or throws (`failed`,
+///   then `restarting` after a backoff delay, then a fresh instance).
+/// - A service receives its subscriptions one message at a time; what it emits is published in
+///   order. If it throws, the instance is discarded and a fresh one started after the delay.
+/// - A sink consumes its subscription stream; the same restart rules apply.
+///
+/// On graceful shutdown sources are cancelled; services and sinks drain what their sockets
+/// already hold, then return. The group shuts services down in reverse order of the list the
+/// runtime builds (sources first, hub last).
+public final class PluginRunner: Service, @unchecked Sendable {
+    public let plugin: ConfiguredPlugin
+    let bus: any BusAttachment
+    let status: StatusBoard
+    let logger: Logger
+    /// The first feed is made before the group starts, so no early message is missed.
+    private var preparedFeed: (any BusFeed)?
+    private let publisher: EventPublisher
+    private let outlet: any ClosableOutlet
+    private let lock = NSLock()
+    private var currentFeed: (any BusFeed)?
+    private var shuttingDown = false
+    private var restarts = 0
+
+    public init(plugin: ConfiguredPlugin, bus: any BusAttachment, status: StatusBoard) throws {
+        self.plugin = plugin
+        self.bus = bus
+        self.status = status
+        self.logger = plugin.setup.logger
+        self.outlet = try bus.makeOutlet(for: plugin.id)
+        self.publisher = EventPublisher(producer: plugin.id, outlet: outlet)
+        switch plugin.instance {
+        case .service(let s): preparedFeed = try bus.subscribe(s.subscriptions, for: plugin.id)
+        case .sink(let s): preparedFeed = try bus.subscribe(s.subscriptions, for: plugin.id)
+        case .source: break
+        }
+    }
+
+    var kindName: String { plugin.kind.rawValue }
+
+    func report(_ state: PluginStatus.State, reason: String? = nil, retryIn: Double? = nil) {
+        status.report(PluginStatus(plugin: plugin.id, kind: kindName, pluginType: plugin.type, state: state,
+                                   reason: reason, restarts: restarts, retryIn: retryIn))
+    }
+
+    var isShuttingDown: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return shuttingDown
+    }
+
+    public func run() async throws {
+        defer { outlet.close() }
+        await withGracefulShutdownHandler {
+            await supervise()
+        } onGracefulShutdown: { [self] in
+            beginShutdown()
+        }
+    }
+
+    /// Called when the group shuts down gracefully: stops feeds (draining) and cancels sources.
+    func beginShutdown() {
+        lock.lock()
+        shuttingDown = true
+        let feed = currentFeed
+        let task = sourceTask
+        lock.unlock()
+        feed?.stop(drain: true)
+        task?.cancel()
+    }
+
+    private var sourceTask: Task<Void, Error>?
+
+    func supervise() async {
+        var backoff = Backoff()
+        var instance = plugin.instance
+        while !isShuttingDown && !Task.isCancelled {
+            report(.starting)
+            let started = ContinuousClock.now
+            do {
+                try await runOnce(instance)
+                if !isShuttingDown && !Task.isCancelled { report(.stopped, reason: "finished") }
+                break
+            } catch {
+                if isShuttingDown || Task.isCancelled { break }
+                let ran = started.duration(to: .now)
+                let seconds = Double(ran.components.seconds) + Double(ran.components.attoseconds) / 1e18
+                report(.failed, reason: "\(error)")
+                let delay = backoff.delay(afterRunning: seconds)
+                restarts += 1
+                report(.restarting, retryIn: delay)
+                try? await Task.sleep(nanoseconds: UInt64(delay * 1e9))
+                if isShuttingDown || Task.isCancelled { break }
+                do {
+                    instance = try plugin.rebuild()
+                } catch {
+                    report(.failed, reason: "cannot rebuild: \(error)")
+                    break
+                }
+            }
+        }
+        if isShuttingDown || Task.isCancelled { report(.stopped, reason: "shutdown") }
+    }
+
+    func runOnce(_ instance: PluginInstance) async throws {
+        switch instance {
+        case .source(let source):
+            let context = makeContext()
+            let task = Task { try await source.run(context: context) }
+            lock.lock()
+            sourceTask = task
+            let cancelNow = shuttingDown
+            lock.unlock()
+            if cancelNow { task.cancel() }
+            report(.running)
+            try await withTaskCancellationHandler {
+                try await task.value
+            } onCancel: {
+                task.cancel()
+            }
+        case .service(var service):
+            let feed = try takeFeed(service.subscriptions)
+            report(.running)
+            for await message in feed.messages {
+                var output = ServiceOutput()
+                try service.receive(message, output: &output)
+                for e in output.events { publisher.publish(e.payload, topic: e.topic, time: e.time) }
+            }
+        case .sink(let sink):
+            let feed = try takeFeed(sink.subscriptions)
+            report(.running)
+            try await sink.run(messages: feed.messages, context: makeContext())
+        }
+    }
+
+    func takeFeed(_ prefixes: [String]) throws -> any BusFeed {
+        lock.lock()
+        let prepared = preparedFeed
+        preparedFeed = nil
+        lock.unlock()
+        let feed = try prepared ?? bus.subscribe(prefixes, for: plugin.id)
+        lock.lock()
+        currentFeed = feed
+        let stopNow = shuttingDown
+        lock.unlock()
+        if stopNow { feed.stop(drain: false) }
+        return feed
+    }
+
+    func makeContext() -> PluginContext {
+        PluginContext(id: plugin.id, logger: logger, publisher: publisher) { [weak self] state, reason in
+            self?.report(state, reason: reason)
+        }
+    }
+}

@@ -1,0 +1,57 @@
+import ArgumentParser
+import Foundation
+import LocusCore
+import LocusPlugins
+import LocusRuntime
+import Logging
+
+/// Loading config for the commands that need it, with errors printed as `file:line:col: error: …`.
+enum ConfigSupport {
+    static let defaultPath = "config.yaml"
+
+    static func load(_ path: String, mode: ConfigLoader.Mode = .full, logger: Logger) throws -> LocusConfiguration {
+        do {
+            return try ConfigLoader(factories: BuiltinPlugins.all, logger: logger).load(path: path, mode: mode)
+        } catch let errors as ConfigErrors {
+            FileHandle.standardError.write(Data((errors.description + "\n").utf8))
+            throw ExitCode(ExitStatus.usage)
+        }
+    }
+
+    static var registry: PayloadRegistry { BuiltinPlugins.payloadRegistry }
+
+    /// Where `locus run` publishes by default: from ./config.yaml if there is one, else the
+    /// runtime directory's ipc sockets.
+    static func defaultEndpoints(configPath: String?) -> HubEndpoints {
+        let path = configPath ?? defaultPath
+        if FileManager.default.fileExists(atPath: path),
+           let config = try? ConfigLoader(factories: BuiltinPlugins.all, logger: Logger(label: "locus.quiet") { _ in SwiftLogNoOpLogHandler() }).load(path: path) {
+            return config.endpoints
+        }
+        return RuntimePaths.defaultEndpoints(environment: ProcessInfo.processInfo.environment)
+    }
+}
+
+enum LogSetup {
+    static func bootstrap(level: Logger.Level) {
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+    }
+}
+
+extension Logger.Level: @retroactive ExpressibleByArgument {}
+
+/// Stops a foreground loop on SIGINT/SIGTERM (for `sub` and `record`, which do not run a ServiceGroup).
+enum InterruptFlag {
+    nonisolated(unsafe) static var raised: sig_atomic_t = 0
+
+    static func install() {
+        signal(SIGINT) { _ in InterruptFlag.raised = 1 }
+        signal(SIGTERM) { _ in InterruptFlag.raised = 1 }
+    }
+
+    static var isRaised: Bool { raised != 0 }
+}

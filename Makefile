@@ -1,0 +1,35 @@
+# Locus — common tasks. `make run` and `make test` are the README's two commands.
+SWIFT ?= swift
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+APT_PACKAGES := libzmq3-dev python3-zmq python3-jsonschema gcc make
+
+.PHONY: run test deps build release check bench clean
+
+## Install missing system packages (apt), build, and run Locus on the default config.yaml.
+run: deps build
+	$(SWIFT) run -c debug locus run config.yaml
+
+## Install missing system packages and run every test (Swift unit + end-to-end + Python tools).
+test: deps
+	$(SWIFT) build --build-tests
+	/usr/bin/python3 tools/test_validate_messages.py
+	$(SWIFT) test --skip-build
+
+deps:
+	@missing=""; for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then echo "installing:$$missing"; $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq $$missing; fi
+
+build:
+	$(SWIFT) build --product locus
+
+release:
+	$(SWIFT) build -c release --product locus
+
+check: build
+	$(SWIFT) run locus check config.yaml
+
+bench:
+	bash bench/run-bench.sh
+
+clean:
+	rm -rf .build

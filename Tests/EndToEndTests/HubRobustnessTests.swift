@@ -1,0 +1,83 @@
+import Foundation
+import Testing
+
+@Suite(.serialized) struct HubRobustnessTests {
+    @Test func malformedMessagesAreCountedAndDroppedWhileTheHubKeepsServing() throws {
+        let dir = E2E.temporaryDirectory()
+        let config = dir + "/config.yaml"
+        try """
+        hub:
+          external_topics: ["obs.fix.ext"]
+        sinks:
+          - type: file
+            id: archive
+            path: \(dir)/events.jsonl
+            topics: ["obs.fix.ext"]
+        """.write(toFile: config, atomically: true, encoding: .utf8)
+        let env = ["LOCUS_RUNTIME_DIR": dir]
+        let locus = try ChildProcess(E2E.binary, ["run", config], directory: dir, environment: env)
+        defer { _ = locus.terminate() }
+        let inject = try runToEnd(E2E.python, [E2E.script("inject_malformed.py"), "ipc://\(dir)/ingest.sock", "ext"], directory: dir, timeout: 30)
+        #expect(inject.status == 0, "\(inject.stdout)\(inject.stderr)")
+        let delivered = waitUntil(timeout: 10) { RecordedMessage.read(dir + "/events.jsonl").count == 2 }
+        #expect(delivered, "\(RecordedMessage.read(dir + "/events.jsonl").count) messages; \(locus.stderr)")
+        #expect(RecordedMessage.read(dir + "/events.jsonl").map(\.seq) == [1, 2])
+
+        let ctl = try runToEnd(E2E.binary, ["ctl", "status", "--json"], directory: dir, environment: env, timeout: 10)
+        #expect(ctl.status == 0, ctl.stderr)
+        let reply = try JSONSerialization.jsonObject(with: Data(ctl.stdout.utf8)) as! [String: Any]
+        let hub = (reply["result"] as! [String: Any])["hub"] as! [String: Any]
+        let dropped = hub["dropped"] as! [String: Any]
+        #expect(dropped["wrong_frame_count"] as? Int == 2)
+        #expect(dropped["bad_topic"] as? Int == 1)
+        #expect(dropped["not_json"] as? Int == 1)
+        #expect(dropped["missing_field"] as? Int == 1)
+        #expect(dropped["unknown_type"] as? Int == 1)
+        #expect(dropped["too_large"] as? Int == 1)
+        #expect(locus.process.isRunning)
+        // Logged, with the reason, at a rate limit rather than per message.
+        #expect(locus.stderr.contains("unknown_type"))
+        let stop = locus.terminate()
+        #expect(stop.status == 0)
+    }
+
+    @Test func ctlReportsPluginsAndUnknownCommands() throws {
+        let dir = E2E.temporaryDirectory()
+        let config = dir + "/config.yaml"
+        try """
+        sinks:
+          - type: console
+            id: console
+            topics: ["status."]
+        """.write(toFile: config, atomically: true, encoding: .utf8)
+        let env = ["LOCUS_RUNTIME_DIR": dir]
+        let locus = try ChildProcess(E2E.binary, ["run", config], directory: dir, environment: env)
+        defer { _ = locus.terminate() }
+        let ok = waitUntil(timeout: 10) { FileManager.default.fileExists(atPath: dir + "/control.sock") }
+        #expect(ok)
+        let plugins = try runToEnd(E2E.binary, ["ctl", "plugins", "--json"], directory: dir, environment: env, timeout: 10)
+        #expect(plugins.status == 0, plugins.stderr)
+        #expect(plugins.stdout.contains("\"console\""))
+        let unknown = try runToEnd(E2E.binary, ["ctl", "frobnicate"], directory: dir, environment: env, timeout: 10)
+        #expect(unknown.status == 1)
+        #expect(unknown.stderr.contains("unknown command 'frobnicate'"))
+        #expect(locus.terminate().status == 0)
+        // Nothing is listening any more: a clear error, exit 1.
+        let gone = try runToEnd(E2E.binary, ["ctl", "status", "--timeout", "0.5"], directory: dir, environment: env, timeout: 10)
+        #expect(gone.status == 1)
+        #expect(gone.stderr.contains("locus run"))
+    }
+
+    @Test func bindFailureIsARuntimeErrorWithExitCodeOne() throws {
+        let dir = E2E.temporaryDirectory()
+        let config = dir + "/config.yaml"
+        // The same port twice: the second bind must fail, whoever runs the test.
+        try """
+        hub:
+          publish: ["tcp://127.0.0.1:47391", "tcp://127.0.0.1:47391"]
+        """.write(toFile: config, atomically: true, encoding: .utf8)
+        let run = try runToEnd(E2E.binary, ["run", config], directory: dir, environment: ["LOCUS_RUNTIME_DIR": dir], timeout: 10)
+        #expect(run.status == 1)
+        #expect(run.stderr.contains("tcp://127.0.0.1:47391"), run.stderr)
+    }
+}

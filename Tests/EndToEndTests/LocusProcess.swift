@@ -1,0 +1,125 @@
+import Foundation
+
+/// Paths and programs the end-to-end tests use.
+enum E2E {
+    static let repoRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent().path
+
+    /// The `locus` binary built next to this test bundle (override with LOCUS_BINARY).
+    static var binary: String {
+        if let b = ProcessInfo.processInfo.environment["LOCUS_BINARY"] { return b }
+        let exe = URL(fileURLWithPath: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0])
+        var dir = exe.deletingLastPathComponent()
+        // Inside an .xctest bundle the executable sits a few levels down.
+        for _ in 0..<4 {
+            let candidate = dir.appendingPathComponent("locus").path
+            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+            dir = dir.deletingLastPathComponent()
+        }
+        return repoRoot + "/.build/debug/locus"
+    }
+
+    /// Debian's Python, which has python3-zmq and python3-jsonschema (override with LOCUS_TEST_PYTHON).
+    static var python: String { ProcessInfo.processInfo.environment["LOCUS_TEST_PYTHON"] ?? "/usr/bin/python3" }
+
+    static func fixture(_ name: String) -> String { repoRoot + "/Tests/EndToEndTests/Fixtures/" + name }
+
+    static func script(_ name: String) -> String { repoRoot + "/Tests/EndToEndTests/Scripts/" + name }
+
+    static func temporaryDirectory() -> String {
+        // Short paths: ipc socket paths must fit in 107 bytes.
+        let dir = "/tmp/locus-e2e-\(UUID().uuidString.prefix(8))"
+        try! FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        return dir
+    }
+}
+
+/// A child process with its output captured to files.
+final class ChildProcess {
+    let process = Process()
+    let stdoutPath: String
+    let stderrPath: String
+
+    init(_ executable: String, _ arguments: [String], directory: String, environment: [String: String] = [:]) throws {
+        stdoutPath = directory + "/\(UUID().uuidString.prefix(6)).out"
+        stderrPath = directory + "/\(UUID().uuidString.prefix(6)).err"
+        FileManager.default.createFile(atPath: stdoutPath, contents: nil)
+        FileManager.default.createFile(atPath: stderrPath, contents: nil)
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        process.currentDirectoryURL = URL(fileURLWithPath: E2E.repoRoot)
+        var env = ProcessInfo.processInfo.environment
+        env.merge(environment) { _, n in n }
+        process.environment = env
+        process.standardOutput = FileHandle(forWritingAtPath: stdoutPath)
+        process.standardError = FileHandle(forWritingAtPath: stderrPath)
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+    }
+
+    var stdout: String { (try? String(contentsOfFile: stdoutPath, encoding: .utf8)) ?? "" }
+    var stderr: String { (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? "" }
+
+    /// Waits up to `timeout` seconds; returns the exit status, or nil if still running.
+    func wait(timeout: Double) -> Int32? {
+        let deadline = Date().addingTimeInterval(timeout)
+        while process.isRunning && Date() < deadline { usleep(10_000) }
+        if process.isRunning { return nil }
+        return process.terminationStatus
+    }
+
+    /// Sends SIGTERM and returns (status, seconds until exit), killing it after `timeout`.
+    func terminate(timeout: Double = 5) -> (status: Int32?, seconds: Double) {
+        let start = Date()
+        kill(process.processIdentifier, SIGTERM)
+        let status = wait(timeout: timeout)
+        let seconds = Date().timeIntervalSince(start)
+        if status == nil { kill(process.processIdentifier, SIGKILL); process.waitUntilExit() }
+        return (status, seconds)
+    }
+
+    deinit {
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+    }
+}
+
+/// Runs a program to completion and returns its status and output.
+@discardableResult
+func runToEnd(_ executable: String, _ arguments: [String], directory: String, environment: [String: String] = [:],
+              timeout: Double = 60) throws -> (status: Int32, stdout: String, stderr: String) {
+    let child = try ChildProcess(executable, arguments, directory: directory, environment: environment)
+    guard let status = child.wait(timeout: timeout) else {
+        kill(child.process.processIdentifier, SIGKILL)
+        return (-1, child.stdout, child.stderr + "\n(timed out after \(timeout) s)")
+    }
+    return (status, child.stdout, child.stderr)
+}
+
+func waitUntil(timeout: Double, _ condition: () -> Bool) -> Bool {
+    let deadline = Date().addingTimeInterval(timeout)
+    while Date() < deadline {
+        if condition() { return true }
+        usleep(20_000)
+    }
+    return condition()
+}
+
+/// Recording-format lines of a file, decoded just enough for assertions (Foundation; not the code under test).
+struct RecordedMessage {
+    var topic: String
+    var type: String
+    var producer: String
+    var seq: Int
+    var payload: [String: Any]
+
+    static func read(_ path: String) -> [RecordedMessage] {
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return [] }
+        return text.split(separator: "\n").compactMap { line in
+            guard let o = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+                  let e = o["envelope"] as? [String: Any] else { return nil }
+            return RecordedMessage(topic: o["topic"] as? String ?? "", type: e["type"] as? String ?? "",
+                                   producer: e["producer"] as? String ?? "", seq: e["seq"] as? Int ?? -1,
+                                   payload: e["payload"] as? [String: Any] ?? [:])
+        }
+    }
+}

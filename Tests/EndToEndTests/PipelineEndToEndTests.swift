@@ -1,0 +1,158 @@
+import Foundation
+import Testing
+
+/// The real binary over real sockets, with real subscribers in Python (pyzmq) and C.
+@Suite(.serialized) struct PipelineEndToEndTests {
+    static let walk = E2E.fixture("walk-short.jsonl")
+
+    static var walkFixCount: Int { RecordedMessage.read(walk).filter { $0.topic.hasPrefix("obs.fix.") }.count }
+
+    func config(_ dir: String, extraSources: String = "", sinks: String? = nil, speed: String = "max", startDelay: Double = 1.5) -> String {
+        let path = dir + "/config.yaml"
+        let text = """
+        sources:
+          - type: replay
+            id: walk
+            file: \(Self.walk)
+            speed: \(speed)
+            start_delay: \(startDelay)
+        \(extraSources)
+        services:
+          - type: example-speed-alert
+            id: brisk
+            limit: 1.4
+            hysteresis: 0.3
+        sinks:
+        \(sinks ?? """
+          - type: file
+            id: archive
+            path: \(dir)/events.jsonl
+        """)
+        """
+        try! text.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    @Test func subscribersInPythonAndCReceiveEveryMessageInOrderAndAllValidateAgainstTheSchemas() throws {
+        let dir = E2E.temporaryDirectory()
+        let env = ["LOCUS_RUNTIME_DIR": dir]
+        let count = Self.walkFixCount
+        #expect(count > 50)
+        // Build the C example subscriber.
+        let make = try runToEnd("/usr/bin/make", ["-C", E2E.repoRoot + "/examples/c", "OUT=\(dir)/csub"], directory: dir)
+        #expect(make.status == 0, "\(make.stdout)\(make.stderr)")
+        let cBinary = FileManager.default.isExecutableFile(atPath: dir + "/csub") ? dir + "/csub" : E2E.repoRoot + "/examples/c/subscriber"
+        // Subscribers first (ZeroMQ connects retry until the hub binds); the replay waits 1.5 s for them.
+        let py = try ChildProcess(E2E.python, [E2E.script("collect.py"), "--endpoint", "ipc://\(dir)/publish.sock",
+                                                "--prefix", "obs.fix.", "--count", "\(count)", "--max-wait", "60",
+                                                "--out", dir + "/py.jsonl"], directory: dir)
+        let c = try ChildProcess(cBinary, ["-e", "ipc://\(dir)/publish.sock", "-n", "\(count)", "-t", "60000", "obs.fix."], directory: dir)
+        let locus = try ChildProcess(E2E.binary, ["run", config(dir)], directory: dir, environment: env)
+        #expect(py.wait(timeout: 60) == 0, "python subscriber: \(py.stderr)")
+        #expect(c.wait(timeout: 30) == 0, "C subscriber: \(c.stderr)")
+        // Let the service and sink catch up, then stop.
+        Thread.sleep(forTimeInterval: 0.5)
+        let stop = locus.terminate()
+        #expect(stop.status == 0, "locus: \(locus.stderr)")
+
+        let received = RecordedMessage.read(dir + "/py.jsonl")
+        #expect(received.count == count)
+        #expect(received.map(\.seq) == received.map(\.seq).sorted())
+        #expect(Set(received.map(\.producer)) == ["walk"])
+        let cLines = c.stdout.split(separator: "\n")
+        #expect(cLines.count == count)
+        #expect(!c.stderr.contains("gap"), "C subscriber saw a gap: \(c.stderr)")
+        // The replay's own sequence has no gaps from 1 (ticks are interleaved on the same producer).
+        let archived = RecordedMessage.read(dir + "/events.jsonl")
+        let walkSeqs = archived.filter { $0.producer == "walk" }.map(\.seq)
+        #expect(walkSeqs == Array(1...walkSeqs.count))
+        #expect(archived.contains { $0.type == "example.speed_alert" })
+        #expect(archived.contains { $0.type == "status.plugin" })
+        #expect(archived.contains { $0.type == "clock.tick" })
+
+        // Every message the pipeline emitted validates against the published JSON Schemas.
+        let validation = try runToEnd(E2E.python, [E2E.repoRoot + "/tools/validate_messages.py", dir + "/events.jsonl", dir + "/py.jsonl"], directory: dir)
+        #expect(validation.status == 0, "\(validation.stdout)\(validation.stderr)")
+    }
+
+    @Test func sigtermExitsCleanlyWithinTwoSecondsAndKeepsWhatTheFileSinkWrote() throws {
+        let dir = E2E.temporaryDirectory()
+        let locus = try ChildProcess(E2E.binary, ["run", config(dir, startDelay: 0)], directory: dir, environment: ["LOCUS_RUNTIME_DIR": dir])
+        let fixes = Self.walkFixCount
+        // The replay plays out at full speed; wait until the sink has written all of it.
+        let complete = waitUntil(timeout: 20) {
+            RecordedMessage.read(dir + "/events.jsonl").filter { $0.topic.hasPrefix("obs.fix.") }.count == fixes
+        }
+        #expect(complete, "file sink has \(RecordedMessage.read(dir + "/events.jsonl").count) lines; locus: \(locus.stderr)")
+        let stop = locus.terminate()
+        #expect(stop.status == 0)
+        #expect(stop.seconds < 2.0, "took \(stop.seconds) s to exit")
+        let text = try String(contentsOfFile: dir + "/events.jsonl", encoding: .utf8)
+        #expect(text.hasSuffix("\n"))
+        let lines = text.split(separator: "\n")
+        #expect(RecordedMessage.read(dir + "/events.jsonl").count == lines.count, "a line was cut short")
+        #expect(lines.filter { $0.contains("\"obs.fix.") }.count == fixes)
+        #expect(!FileManager.default.fileExists(atPath: dir + "/publish.sock"), "ipc socket file left behind")
+    }
+
+    @Test func externalPythonSourceStartedByExecIsSeenBySubscribers() throws {
+        let dir = E2E.temporaryDirectory()
+        let exec = """
+          - type: exec
+            id: pyfix
+            command: ["\(E2E.python)", "\(E2E.repoRoot)/examples/python/source.py", "--rate", "20", "--count", "10"]
+            produces: ["obs.fix.pyfix"]
+        """
+        let sinks = """
+          - type: file
+            id: archive
+            path: \(dir)/events.jsonl
+            topics: ["obs.fix.pyfix", "status.pyfix"]
+        """
+        let locus = try ChildProcess(E2E.binary, ["run", config(dir, extraSources: exec, sinks: sinks, speed: "1", startDelay: 30)],
+                                     directory: dir, environment: ["LOCUS_RUNTIME_DIR": dir])
+        let got = waitUntil(timeout: 20) { RecordedMessage.read(dir + "/events.jsonl").filter { $0.type == "obs.fix" }.count >= 10 }
+        let stop = locus.terminate()
+        let messages = RecordedMessage.read(dir + "/events.jsonl")
+        #expect(got, "locus: \(locus.stderr)")
+        #expect(stop.status == 0)
+        let fixes = messages.filter { $0.type == "obs.fix" }
+        #expect(fixes.map(\.seq) == Array(1...10))
+        #expect(Set(fixes.map(\.producer)) == ["pyfix"])
+        #expect(fixes.allSatisfy { $0.topic == "obs.fix.pyfix" })
+        // The program's stderr went into Locus's log, tagged with the plugin.
+        #expect(locus.stderr.contains("pyfix"))
+    }
+
+    @Test func aFailingPluginIsRestartedWithBackoffWhileTheHubKeepsServingOthers() throws {
+        let dir = E2E.temporaryDirectory()
+        let failing = """
+          - type: exec
+            id: flaky
+            command: ["/bin/sh", "-c", "echo about to fail >&2; exit 3"]
+        """
+        let sinks = """
+          - type: file
+            id: archive
+            path: \(dir)/events.jsonl
+            topics: ["status.flaky", "obs.fix."]
+        """
+        let locus = try ChildProcess(E2E.binary, ["run", config(dir, extraSources: failing, sinks: sinks, speed: "2", startDelay: 0)],
+                                     directory: dir, environment: ["LOCUS_RUNTIME_DIR": dir])
+        let restarted = waitUntil(timeout: 15) {
+            RecordedMessage.read(dir + "/events.jsonl").filter { $0.topic == "status.flaky" && ($0.payload["state"] as? String) == "restarting" }.count >= 3
+        }
+        let stop = locus.terminate()
+        #expect(restarted, "locus: \(locus.stderr)")
+        #expect(stop.status == 0)
+        let statuses = RecordedMessage.read(dir + "/events.jsonl").filter { $0.topic == "status.flaky" }
+        let failed = statuses.filter { ($0.payload["state"] as? String) == "failed" }
+        #expect(failed.first?.payload["reason"] as? String == "/bin/sh exited with status 3")
+        let delays = statuses.compactMap { $0.payload["retry_in"] as? Double }
+        #expect(Array(delays.prefix(3)) == [0.5, 1, 2], "backoff doubles: \(delays)")
+        #expect(statuses.compactMap { $0.payload["restarts"] as? Int }.max() ?? 0 >= 3)
+        // Meanwhile the replay kept flowing through the hub.
+        #expect(RecordedMessage.read(dir + "/events.jsonl").filter { $0.topic.hasPrefix("obs.fix.") }.count > 5)
+        #expect(locus.stderr.contains("about to fail"))
+    }
+}

@@ -1,0 +1,35 @@
+import Foundation
+import LocusCore
+import LocusFileSink
+import Testing
+
+@Suite struct FileSinkTests {
+    @Test func appendsRecordingLinesAndRotatesBySize() async throws {
+        let path = temporaryPath("events.jsonl")
+        let messages = (0..<50).map { fixMessage(speed: Double($0), at: Double($0), seq: UInt64($0 + 1)) }
+        let lineSize = RecordingLine.encode(topic: messages[0].topic, body: messages[0].body).count
+        let sink = FileSink(configuration: .init(path: path, maxBytes: lineSize * 10 + 5, keep: 2), path: path)
+        let (stream, continuation) = AsyncStream<BusMessage>.makeStream()
+        for m in messages { continuation.yield(m) }
+        continuation.finish()
+        try await sink.run(messages: stream, context: PluginHarness().context)
+        func lines(_ p: String) throws -> [String] {
+            try String(contentsOfFile: p, encoding: .utf8).split(separator: "\n").map(String.init)
+        }
+        #expect(try lines(path).count == 10)
+        #expect(try lines(path + ".1").count == 10)
+        #expect(try lines(path + ".2").count == 10)
+        #expect(!FileManager.default.fileExists(atPath: path + ".3"))
+        // The newest lines are in the live file, intact and in order.
+        let last = try lines(path).map { try RecordingLine.split(Array($0.utf8)) }
+        let seqs = try last.map { try EnvelopeCodec.decode($0.body, registry: .core).seq }
+        #expect(seqs == Array(41...50))
+    }
+
+    @Test func failsWithTheOSErrorWhenTheDirectoryIsMissing() async {
+        let sink = FileSink(configuration: .init(path: "/nonexistent-dir/x.jsonl"), path: "/nonexistent-dir/x.jsonl")
+        let (stream, c) = AsyncStream<BusMessage>.makeStream()
+        c.finish()
+        await #expect(throws: (any Error).self) { try await sink.run(messages: stream, context: PluginHarness().context) }
+    }
+}

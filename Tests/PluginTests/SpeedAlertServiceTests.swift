@@ -1,0 +1,49 @@
+import LocusCore
+import LocusExampleSpeedAlert
+import Testing
+
+@Suite struct SpeedAlertServiceTests {
+    func run(_ speeds: [Double?], config: SpeedAlertConfiguration = .init(limit: 10, hysteresis: 2)) throws -> [(Double, SpeedAlert)] {
+        var service = SpeedAlertService(id: "alert", configuration: config)
+        var out: [(Double, SpeedAlert)] = []
+        for (i, s) in speeds.enumerated() {
+            var output = ServiceOutput()
+            service.receive(fixMessage(speed: s, at: Double(i)), output: &output)
+            for e in output.events {
+                #expect(e.topic == "example.speed_alert.alert")
+                out.append((Double(e.time.milliseconds - 1_700_000_000_000) / 1000, e.payload as! SpeedAlert))
+            }
+        }
+        return out
+    }
+
+    @Test func reportsCrossingsWithHysteresis() throws {
+        let events = try run([5, 11, 9, 12, 7.9, nil, 8.5, 10.5])
+        #expect(events.map(\.0) == [1, 4, 7])
+        #expect(events.map(\.1.state) == [.over, .under, .over])
+        #expect(events[1].1.speed == 7.9)
+    }
+
+    @Test func quietBelowTheLimitAndPerSource() throws {
+        #expect(try run([1, 2, 9.99, 3]).isEmpty)
+        var service = SpeedAlertService(id: "a", configuration: .init(limit: 10, hysteresis: 1))
+        var output = ServiceOutput()
+        service.receive(fixMessage(source: "gps0", speed: 20, at: 0), output: &output)
+        service.receive(fixMessage(source: "gps1", speed: 20, at: 1), output: &output)
+        service.receive(fixMessage(source: "gps0", speed: 20, at: 2), output: &output)
+        #expect(output.events.map { ($0.payload as! SpeedAlert).source } == ["gps0", "gps1"])
+    }
+
+    @Test func subscribesToConfiguredSources() {
+        #expect(SpeedAlertService(id: "a", configuration: .init()).subscriptions == ["obs.fix."])
+        #expect(SpeedAlertService(id: "a", configuration: .init(sources: ["gps1"])).subscriptions == ["obs.fix.gps1"])
+    }
+
+    @Test func eventRoundTripsThroughTheCodec() throws {
+        let alert = SpeedAlert(source: "gps0", state: .over, speed: 12.5, limit: 10)
+        let body = EnvelopeCodec.encode(alert, producer: "a", seq: 1, time: EventTime(milliseconds: 0))
+        var registry = PayloadRegistry.core
+        registry.register(SpeedAlert.self)
+        #expect(try EnvelopeCodec.decode(body, registry: registry).payload.as(SpeedAlert.self) == alert)
+    }
+}

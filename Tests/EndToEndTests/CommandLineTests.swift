@@ -14,13 +14,13 @@ import Testing
         """.write(toFile: config, atomically: true, encoding: .utf8)
         let r = try runToEnd(E2E.binary, ["check", config], directory: dir)
         #expect(r.status == 2)
-        #expect(r.stderr.contains("bad.yaml:5:5: error:"), r.stderr)
+        #expect(r.stderr.contains("bad.yaml:5:5: error:"), "\(r.stderr)")
         #expect(r.stderr.contains("speed"), "suggests the right key: \(r.stderr)")
     }
 
     @Test func theDefaultConfigChecksClean() throws {
         let r = try runToEnd(E2E.binary, ["check", E2E.repoRoot + "/config.yaml"], directory: E2E.repoRoot)
-        #expect(r.status == 0, r.stderr)
+        #expect(r.status == 0, "\(r.stderr)")
         #expect(r.stdout.contains("OK"))
     }
 
@@ -66,7 +66,7 @@ import Testing
         #expect(locus.terminate().status == 0)
         // And the recording replays: `locus replay` reads what `locus record` wrote.
         let replayed = try runToEnd(E2E.binary, ["replay", dir + "/rec.jsonl", "--config", E2E.fixture("golden/speed-alert/config.yaml"), "--include-input"], directory: dir)
-        #expect(replayed.status == 0, replayed.stderr)
+        #expect(replayed.status == 0, "\(replayed.stderr)")
         #expect(replayed.stdout.split(separator: "\n").filter { $0.contains("\"obs.fix.") }.count == fixes)
     }
 }

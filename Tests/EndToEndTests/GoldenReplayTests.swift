@@ -16,7 +16,7 @@ import Testing
     func replayMatchesExpected(name: String) throws {
         let dir = E2E.fixture("golden/" + name)
         let r = try runToEnd(E2E.binary, ["replay", dir + "/input.jsonl", "--config", dir + "/config.yaml"], directory: dir)
-        #expect(r.status == 0, r.stderr)
+        #expect(r.status == 0, "\(r.stderr)")
         if ProcessInfo.processInfo.environment["LOCUS_UPDATE_GOLDEN"] == "1" {
             try r.stdout.write(toFile: dir + "/expected.jsonl", atomically: true, encoding: .utf8)
         }

@@ -24,7 +24,7 @@ import Testing
         #expect(RecordedMessage.read(dir + "/events.jsonl").map(\.seq) == [1, 2])
 
         let ctl = try runToEnd(E2E.binary, ["ctl", "status", "--json"], directory: dir, environment: env, timeout: 10)
-        #expect(ctl.status == 0, ctl.stderr)
+        #expect(ctl.status == 0, "\(ctl.stderr)")
         let reply = try JSONSerialization.jsonObject(with: Data(ctl.stdout.utf8)) as! [String: Any]
         let hub = (reply["result"] as! [String: Any])["hub"] as! [String: Any]
         let dropped = hub["dropped"] as! [String: Any]
@@ -56,7 +56,7 @@ import Testing
         let ok = waitUntil(timeout: 10) { FileManager.default.fileExists(atPath: dir + "/control.sock") }
         #expect(ok)
         let plugins = try runToEnd(E2E.binary, ["ctl", "plugins", "--json"], directory: dir, environment: env, timeout: 10)
-        #expect(plugins.status == 0, plugins.stderr)
+        #expect(plugins.status == 0, "\(plugins.stderr)")
         #expect(plugins.stdout.contains("\"console\""))
         let unknown = try runToEnd(E2E.binary, ["ctl", "frobnicate"], directory: dir, environment: env, timeout: 10)
         #expect(unknown.status == 1)
@@ -78,6 +78,6 @@ import Testing
         """.write(toFile: config, atomically: true, encoding: .utf8)
         let run = try runToEnd(E2E.binary, ["run", config], directory: dir, environment: ["LOCUS_RUNTIME_DIR": dir], timeout: 10)
         #expect(run.status == 1)
-        #expect(run.stderr.contains("tcp://127.0.0.1:47391"), run.stderr)
+        #expect(run.stderr.contains("tcp://127.0.0.1:47391"), "\(run.stderr)")
     }
 }

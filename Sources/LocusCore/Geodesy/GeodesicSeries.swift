@@ -19,7 +19,7 @@ struct SineSeries {
 }
 
 /// Series expansions in ε for the distance and reduced-length integrals I₁(σ) and I₂(σ),
-/// truncated at ε⁶ (Karney 2013, eqs. 17–18, 20–21, 42–43; A₂ as corrected in the addenda).
+/// truncated at ε⁶ (Karney 2013; A₂ as corrected in the paper's addenda).
 ///
 /// Here ε = (√(1+k²) − 1)/(√(1+k²) + 1) with k = e′ cos α₀, so ε < 0.0017 for WGS-84 and the
 /// truncation error is below round-off: ε⁷ ≈ 4e-20.

@@ -37,12 +37,12 @@ struct GeodesicSolver: Sendable {
     private let c3: [Double]
 
     /// WGS-84: a = 6 378 137 m, 1/f = 298.257 223 563.
-    static let wgs84 = GeodesicSolver(equatorialRadius: 6_378_137, flattening: 1 / 298.257223563)
+    static let wgs84 = GeodesicSolver(equatorialRadius: Geodesic.equatorialRadius, flattening: Geodesic.flattening)
 
     static let tiny = Double.leastNormalMagnitude.squareRoot()
     static let tol0 = Double.ulpOfOne
-    /// Newton steps stop being trusted once the residual is this small; 200 ulps leaves room
-    /// for the round-off in evaluating λ₁₂.
+    /// How close to the antipodal cut (y = 0 in the scaled coordinates of `inverseStart`)
+    /// counts as on it; 200 ulps absorbs the round-off in computing y.
     static let tol1 = 200 * tol0
     static let tol2 = tol0.squareRoot()
     static let xThreshold = 1000 * tol2
@@ -75,12 +75,12 @@ struct GeodesicSolver: Sendable {
         ]
     }
 
-    /// A₃(ε), the secular part of the longitude integral I₃ (Karney 2013, eq. 24).
+    /// A₃(ε), the secular part of the longitude integral I₃ (Karney 2013).
     func a3f(_ eps: Double) -> Double {
         a3.0 + eps * (a3.1 + eps * (a3.2 + eps * (a3.3 + eps * (a3.4 + eps * a3.5))))
     }
 
-    /// C₃ₗ(ε), the periodic part of I₃ (Karney 2013, eq. 25); five terms, the sixth is zero.
+    /// C₃ₗ(ε), the periodic part of I₃ (Karney 2013); five terms, the sixth is zero.
     func c3f(_ eps: Double) -> SineSeries {
         let x = c3
         let e2 = eps * eps, e3 = e2 * eps, e4 = e2 * e2

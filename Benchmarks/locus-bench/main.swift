@@ -1,1 +1,41 @@
-print("locus-bench: placeholder")
+import Foundation
+
+/// locus-bench: throughput of the hub and the codec, for `bench/run-bench.sh`.
+let usage = """
+usage: locus-bench hub N            fix messages through the hub to an ipc subscriber process
+       locus-bench hub-payload N    same, with the hub also decoding payloads
+       locus-bench codec N          encode / decode / hub-validate N fix envelopes
+       locus-bench validate N       only the hub's validation (for profiling)
+"""
+
+let arguments = CommandLine.arguments
+guard arguments.count >= 3 else {
+    FileHandle.standardError.write(Data(usage.utf8))
+    exit(2)
+}
+do {
+    switch arguments[1] {
+    case "hub", "hub-payload":
+        guard let n = parseCount(arguments[2]), n >= 2 else { throw BenchError.usage }
+        try HubBench.run(count: n, validatePayloads: arguments[1] == "hub-payload")
+    case "hub-sub":
+        guard arguments.count == 5, let n = parseCount(arguments[3]) else { throw BenchError.usage }
+        try HubBench.subscribe(endpoint: arguments[2], count: n, id: arguments[4])
+    case "codec":
+        guard let n = parseCount(arguments[2]) else { throw BenchError.usage }
+        CodecBench.run(count: n)
+    case "validate":
+        guard let n = parseCount(arguments[2]) else { throw BenchError.usage }
+        CodecBench.runValidationOnly(count: n)
+    default:
+        throw BenchError.usage
+    }
+} catch BenchError.usage {
+    FileHandle.standardError.write(Data(usage.utf8))
+    exit(2)
+} catch {
+    FileHandle.standardError.write(Data("locus-bench: \(error)\n".utf8))
+    exit(1)
+}
+
+enum BenchError: Error { case usage }

@@ -16,9 +16,7 @@ public final class ControlCommands: @unchecked Sendable {
 
     public init() {
         register("help", summary: "List the commands this daemon answers.") { [unowned self] _ in
-            self.lock.lock()
-            defer { self.lock.unlock() }
-            return .object(self.handlers.mapValues { .string($0.summary) })
+            .object(self.lock.withLock { self.handlers.mapValues { .string($0.summary) } })
         }
     }
 
@@ -40,10 +38,7 @@ public final class ControlCommands: @unchecked Sendable {
         guard let name = value["command"]?.stringValue else {
             return Self.failure("request has no \"command\" string: expected {\"command\": \"status\"}")
         }
-        lock.lock()
-        let entry = handlers[name]
-        let known = handlers.keys.sorted()
-        lock.unlock()
+        let (entry, known) = lock.withLock { (handlers[name], handlers.keys.sorted()) }
         guard let entry else {
             return Self.failure("unknown command '\(name)'; known: \(known.joined(separator: ", "))")
         }

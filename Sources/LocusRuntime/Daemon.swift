@@ -3,6 +3,7 @@ import LocusBus
 import LocusCore
 import Logging
 import ServiceLifecycle
+import UnixSignals
 
 /// What `locus run` runs: the hub, the control socket, a supervised runner per plugin, and the
 /// wall clock ticker, as one `ServiceGroup` that shuts down gracefully on SIGTERM and SIGINT.

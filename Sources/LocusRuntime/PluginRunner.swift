@@ -50,9 +50,7 @@ public final class PluginRunner: Service, @unchecked Sendable {
     }
 
     var isShuttingDown: Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        return shuttingDown
+        lock.withLock { shuttingDown }
     }
 
     public func run() async throws {
@@ -66,11 +64,10 @@ public final class PluginRunner: Service, @unchecked Sendable {
 
     /// Called when the group shuts down gracefully: stops feeds (draining) and cancels sources.
     func beginShutdown() {
-        lock.lock()
-        shuttingDown = true
-        let feed = currentFeed
-        let task = sourceTask
-        lock.unlock()
+        let (feed, task) = lock.withLock {
+            shuttingDown = true
+            return (currentFeed, sourceTask)
+        }
         feed?.stop(drain: true)
         task?.cancel()
     }
@@ -113,10 +110,10 @@ public final class PluginRunner: Service, @unchecked Sendable {
         case .source(let source):
             let context = makeContext()
             let task = Task { try await source.run(context: context) }
-            lock.lock()
-            sourceTask = task
-            let cancelNow = shuttingDown
-            lock.unlock()
+            let cancelNow = lock.withLock {
+                sourceTask = task
+                return shuttingDown
+            }
             if cancelNow { task.cancel() }
             report(.running)
             try await withTaskCancellationHandler {
@@ -140,15 +137,15 @@ public final class PluginRunner: Service, @unchecked Sendable {
     }
 
     func takeFeed(_ prefixes: [String]) throws -> any BusFeed {
-        lock.lock()
-        let prepared = preparedFeed
-        preparedFeed = nil
-        lock.unlock()
+        let prepared: (any BusFeed)? = lock.withLock {
+            defer { preparedFeed = nil }
+            return preparedFeed
+        }
         let feed = try prepared ?? bus.subscribe(prefixes, for: plugin.id)
-        lock.lock()
-        currentFeed = feed
-        let stopNow = shuttingDown
-        lock.unlock()
+        let stopNow = lock.withLock {
+            currentFeed = feed
+            return shuttingDown
+        }
         if stopNow { feed.stop(drain: false) }
         return feed
     }

@@ -70,14 +70,15 @@ import Testing
 
     @Test func bindFailureIsARuntimeErrorWithExitCodeOne() throws {
         let dir = E2E.temporaryDirectory()
-        let config = dir + "/config.yaml"
-        // The same port twice: the second bind must fail, whoever runs the test.
-        try """
-        hub:
-          publish: ["tcp://127.0.0.1:47391", "tcp://127.0.0.1:47391"]
-        """.write(toFile: config, atomically: true, encoding: .utf8)
-        let run = try runToEnd(E2E.binary, ["run", config], directory: dir, environment: ["LOCUS_RUNTIME_DIR": dir], timeout: 10)
+        let port = Int.random(in: 40000...49000)
+        let first = dir + "/first.yaml"
+        try "hub:\n  publish: [\"tcp://127.0.0.1:\(port)\"]\n".write(toFile: first, atomically: true, encoding: .utf8)
+        let holder = try ChildProcess(E2E.binary, ["run", first], directory: dir, environment: ["LOCUS_RUNTIME_DIR": dir + "/a"])
+        defer { _ = holder.terminate() }
+        #expect(waitUntil(timeout: 10) { holder.stderr.contains("hub started") }, "\(holder.stderr)")
+        // A second daemon wanting the same port cannot bind it: a runtime failure, exit 1, endpoint named.
+        let run = try runToEnd(E2E.binary, ["run", first], directory: dir, environment: ["LOCUS_RUNTIME_DIR": dir + "/b"], timeout: 10)
         #expect(run.status == 1)
-        #expect(run.stderr.contains("tcp://127.0.0.1:47391"), "\(run.stderr)")
+        #expect(run.stderr.contains("tcp://127.0.0.1:\(port)"), "\(run.stderr)")
     }
 }

@@ -7,6 +7,16 @@ import Testing
 
     static var walkFixCount: Int { RecordedMessage.read(walk).filter { $0.topic.hasPrefix("obs.fix.") }.count }
 
+    /// Ticks the replay publishes for the fixture: one per whole second from the first fix up to
+    /// the last, plus the closing one (see RecordingTimeline). The fixture's times are whole seconds.
+    static var walkTickCount: Int {
+        let times = (try! String(contentsOfFile: walk, encoding: .utf8)).split(separator: "\n").compactMap { line -> Date? in
+            guard let r = line.range(of: "\"time\":\"") else { return nil }
+            return ISO8601DateFormatter().date(from: String(line[r.upperBound...].prefix(19)) + "Z")
+        }
+        return Int(times.last!.timeIntervalSince(times.first!)) + 1
+    }
+
     func config(_ dir: String, extraSources: String = "", sinks: String? = nil, speed: String = "max", startDelay: Double = 1.5) -> String {
         let path = dir + "/config.yaml"
         let text = """
@@ -36,17 +46,19 @@ import Testing
     @Test func subscribersInPythonAndCReceiveEveryMessageInOrderAndAllValidateAgainstTheSchemas() throws {
         let dir = E2E.temporaryDirectory()
         let env = ["LOCUS_RUNTIME_DIR": dir]
-        let count = Self.walkFixCount
-        #expect(count > 50)
+        // Fixes and ticks share the replay's sequence, so subscribe to both to see every number.
+        let fixes = Self.walkFixCount
+        let count = fixes + Self.walkTickCount
+        #expect(fixes > 50)
         // Build the C example subscriber.
         let make = try runToEnd("/usr/bin/make", ["-C", E2E.repoRoot + "/examples/c", "OUT=\(dir)/csub"], directory: dir)
         #expect(make.status == 0, "\(make.stdout)\(make.stderr)")
         let cBinary = FileManager.default.isExecutableFile(atPath: dir + "/csub") ? dir + "/csub" : E2E.repoRoot + "/examples/c/subscriber"
         // Subscribers first (ZeroMQ connects retry until the hub binds); the replay waits 1.5 s for them.
         let py = try ChildProcess(E2E.python, [E2E.script("collect.py"), "--endpoint", "ipc://\(dir)/publish.sock",
-                                                "--prefix", "obs.fix.", "--count", "\(count)", "--max-wait", "60",
+                                                "--prefix", "obs.fix.", "--prefix", "clock.tick", "--count", "\(count)", "--max-wait", "60",
                                                 "--out", dir + "/py.jsonl"], directory: dir)
-        let c = try ChildProcess(cBinary, ["-e", "ipc://\(dir)/publish.sock", "-n", "\(count)", "-t", "60000", "obs.fix."], directory: dir)
+        let c = try ChildProcess(cBinary, ["-e", "ipc://\(dir)/publish.sock", "-n", "\(count)", "-t", "60000", "obs.fix.", "clock.tick"], directory: dir)
         let locus = try ChildProcess(E2E.binary, ["run", config(dir)], directory: dir, environment: env)
         #expect(py.wait(timeout: 60) == 0, "python subscriber: \(py.stderr)")
         #expect(c.wait(timeout: 30) == 0, "C subscriber: \(c.stderr)")
@@ -57,7 +69,8 @@ import Testing
 
         let received = RecordedMessage.read(dir + "/py.jsonl")
         #expect(received.count == count)
-        #expect(received.map(\.seq) == received.map(\.seq).sorted())
+        #expect(received.map(\.seq) == Array(1...count))
+        #expect(received.filter { $0.topic.hasPrefix("obs.fix.") }.count == fixes)
         #expect(Set(received.map(\.producer)) == ["walk"])
         let cLines = c.stdout.split(separator: "\n")
         #expect(cLines.count == count)
@@ -137,7 +150,7 @@ import Testing
             path: \(dir)/events.jsonl
             topics: ["status.flaky", "obs.fix."]
         """
-        let locus = try ChildProcess(E2E.binary, ["run", config(dir, extraSources: failing, sinks: sinks, speed: "2", startDelay: 0)],
+        let locus = try ChildProcess(E2E.binary, ["run", config(dir, extraSources: failing, sinks: sinks, speed: "100", startDelay: 0)],
                                      directory: dir, environment: ["LOCUS_RUNTIME_DIR": dir])
         let restarted = waitUntil(timeout: 15) {
             RecordedMessage.read(dir + "/events.jsonl").filter { $0.topic == "status.flaky" && ($0.payload["state"] as? String) == "restarting" }.count >= 3

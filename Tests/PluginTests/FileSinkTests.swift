@@ -6,7 +6,8 @@ import Testing
 @Suite struct FileSinkTests {
     @Test func appendsRecordingLinesAndRotatesBySize() async throws {
         let path = temporaryPath("events.jsonl")
-        let messages = (0..<50).map { fixMessage(speed: Double($0), at: Double($0), seq: UInt64($0 + 1)) }
+        // Two-digit speeds and sequence numbers: every line has the same length.
+        let messages = (10..<60).map { fixMessage(speed: Double($0), at: Double($0), seq: UInt64($0)) }
         let lineSize = RecordingLine.encode(topic: messages[0].topic, body: messages[0].body).count
         let sink = FileSink(configuration: .init(path: path, maxBytes: lineSize * 10 + 5, keep: 2), path: path)
         let (stream, continuation) = AsyncStream<BusMessage>.makeStream()
@@ -23,7 +24,7 @@ import Testing
         // The newest lines are in the live file, intact and in order.
         let last = try lines(path).map { try RecordingLine.split(Array($0.utf8)) }
         let seqs = try last.map { try EnvelopeCodec.decode($0.body, registry: .core).seq }
-        #expect(seqs == Array(41...50))
+        #expect(seqs == Array(50...59))
     }
 
     @Test func failsWithTheOSErrorWhenTheDirectoryIsMissing() async {

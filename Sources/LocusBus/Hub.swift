@@ -1,0 +1,126 @@
+import Foundation
+import LocusCore
+import Logging
+
+/// The message hub: every publisher sends to its XSUB (ingest), every subscriber reads from its
+/// XPUB (publish). It checks each message (two frames, valid topic, size, envelope of a known
+/// type), forwards valid ones unchanged and counts the others by `DropReason`.
+///
+/// `start()` and `stop()` may be called from any thread; the sockets live on the hub's own
+/// thread. Bad input never stops the hub.
+public final class Hub: @unchecked Sendable {
+    public let configuration: HubConfiguration
+    private let registry: PayloadRegistry
+    private let context: ZMQContext
+    private let logger: Logger
+    private let counters = HubCounters()
+    private let tokens = SyncTokenBook()
+    private let stopFlag = StopFlag()
+    private let lock = NSLock()
+    private var state = State.idle
+    private var thread: WorkerThread?
+    private var bound: [String] = []
+
+    private enum State { case idle, running, stopped }
+
+    /// `registry` lists the event types the hub accepts; `context` must be the one in-process
+    /// publishers and subscribers use (inproc endpoints exist per context).
+    public init(configuration: HubConfiguration, registry: PayloadRegistry, context: ZMQContext, logger: Logger) {
+        self.configuration = configuration
+        self.registry = registry
+        self.context = context
+        self.logger = logger
+    }
+
+    deinit { stop() }
+
+    /// Binds every endpoint, then forwards on a dedicated thread. Throws — before returning,
+    /// with nothing left bound — an `EndpointError` for a malformed endpoint or a `ZMQError`
+    /// naming the endpoint that could not be bound (e.g. another hub already runs there).
+    /// Call once.
+    public func start() throws {
+        lock.lock()
+        defer { lock.unlock() }
+        switch state {
+        case .running: throw LocusBusError.alreadyStarted("the hub")
+        case .stopped: throw LocusBusError.stopped("the hub")
+        case .idle: break
+        }
+        try configuration.validate()
+        let startup = StartupResult()
+        let boundBox = BoundEndpoints()
+        let thread = WorkerThread(name: "locus-hub") { [configuration, registry, context, logger, counters, tokens, stopFlag] in
+            let forwarder: HubForwarder
+            do {
+                forwarder = try HubForwarder(configuration: configuration, registry: registry, context: context, logger: logger,
+                                             counters: counters, tokens: tokens, stop: stopFlag)
+            } catch {
+                startup.report(error)
+                return
+            }
+            do {
+                try forwarder.bind()
+            } catch {
+                forwarder.close()
+                startup.report(error)
+                return
+            }
+            boundBox.set(forwarder.boundEndpoints)
+            startup.report(nil)
+            forwarder.run()
+            forwarder.close()
+        }
+        thread.start()
+        do {
+            try startup.wait()
+        } catch {
+            thread.join()
+            state = .stopped
+            throw error
+        }
+        self.thread = thread
+        bound = boundBox.get()
+        state = .running
+        logger.info("hub started", metadata: ["endpoints": "\(bound.joined(separator: " "))"])
+    }
+
+    /// Stops forwarding, joins the hub thread (within ~100 ms), closes the sockets and removes
+    /// the ipc socket files the hub created. Idempotent; any thread except the hub's.
+    public func stop() {
+        lock.lock()
+        let thread = self.thread
+        self.thread = nil
+        if state == .running { state = .stopped }
+        lock.unlock()
+        guard let thread else { return }
+        stopFlag.set()
+        thread.join()
+        logger.info("hub stopped", metadata: ["forwarded": "\(counters.snapshot.forwarded)"])
+    }
+
+    /// Thread-safe snapshot of the counters. `forwarded` is updated once per burst of
+    /// messages, so it may trail by up to a burst while traffic flows.
+    public var statistics: HubStatistics { counters.snapshot }
+
+    /// Endpoints bound by `start()`, wildcards resolved (e.g. the port picked for `tcp://…:*`).
+    public var boundEndpoints: [String] {
+        lock.lock()
+        defer { lock.unlock() }
+        return bound
+    }
+
+    /// Blocks the calling thread until a subscriber's subscription to `token` (see `SyncToken`)
+    /// reached the hub — then all that subscriber's earlier subscriptions are active — or until
+    /// `timeout` seconds passed (returns false). Do not call from the hub thread.
+    public func waitForSubscriber(token: String, timeout: Double) -> Bool {
+        tokens.wait(for: token, timeout: timeout)
+    }
+}
+
+/// Passes the bound endpoint list from the hub thread to `start()`.
+private final class BoundEndpoints: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: [String] = []
+    func set(_ v: [String]) { lock.lock(); value = v; lock.unlock() }
+    func get() -> [String] { lock.lock(); defer { lock.unlock() }; return value }
+}

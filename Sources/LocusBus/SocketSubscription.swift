@@ -1,0 +1,139 @@
+import Foundation
+import LocusCore
+import Logging
+
+/// The in-process subscriber: a SUB socket on its own thread that decodes what it receives and
+/// delivers it as an `AsyncStream<BusMessage>`.
+///
+/// Create it, `start(hub:)` it, consume `messages` from any task, `stop(drain:)` it. With a hub
+/// given, `start` returns only once the hub has all subscriptions, so nothing published after
+/// that is missed.
+public final class SocketSubscription: @unchecked Sendable {
+    public let endpoint: String
+    public let prefixes: [String]
+    /// The sync token this subscription subscribes to last (see `SyncToken`).
+    public let syncToken: String
+    /// Decoded messages in arrival order; finishes after `stop`.
+    public let messages: AsyncStream<BusMessage>
+
+    private let context: ZMQContext
+    private let registry: PayloadRegistry
+    private let logger: Logger
+    private let highWaterMark: Int
+    private let continuation: AsyncStream<BusMessage>.Continuation
+    private let control = SubscriptionControl()
+    private let counters = SubscriptionCounters()
+    private let lock = NSLock()
+    private var thread: WorkerThread?
+    private var started = false
+
+    /// - Parameters:
+    ///   - prefixes: topic prefixes to receive (`""` = everything); each must pass `Topic.isValidPrefix`.
+    ///   - highWaterMark: ZeroMQ receive queue limit; 0 = unlimited.
+    ///   - bufferLimit: messages the stream holds for a slow consumer before dropping new ones.
+    public init(context: ZMQContext, endpoint: String = HubConfiguration.inprocPublish, prefixes: [String],
+                registry: PayloadRegistry, logger: Logger, highWaterMark: Int = 100_000, bufferLimit: Int = 100_000) {
+        self.context = context
+        self.endpoint = endpoint
+        self.prefixes = prefixes
+        self.registry = registry
+        self.logger = logger
+        self.highWaterMark = highWaterMark
+        syncToken = SyncToken.make()
+        (messages, continuation) = AsyncStream.makeStream(of: BusMessage.self, bufferingPolicy: .bufferingOldest(max(1, bufferLimit)))
+    }
+
+    deinit { stop(drain: false) }
+
+    /// Starts the receiving thread: connects, subscribes to `prefixes` and then to `syncToken`.
+    /// If `hub` is given, blocks until the hub has seen the token (up to `timeout` seconds).
+    /// Call once, from any thread except the hub's.
+    /// - Throws: `LocusBusError` for an invalid prefix or when the hub did not see the
+    ///   subscription in time; `EndpointError`/`ZMQError` if the socket cannot be set up.
+    public func start(hub: Hub?, timeout: Double = 5) throws {
+        lock.lock()
+        defer { lock.unlock() }
+        guard !started else { throw LocusBusError.alreadyStarted("the subscription") }
+        started = true
+        for p in prefixes where !Topic.isValidPrefix(p) {
+            throw LocusBusError("'\(p)' is not a valid topic prefix")
+        }
+        _ = try Endpoint.validate(endpoint)
+        let receiver = SubscriptionReceiver(context: context, endpoint: endpoint, prefixes: prefixes, syncToken: syncToken,
+                                            highWaterMark: highWaterMark, registry: registry, logger: logger,
+                                            continuation: continuation, control: control, counters: counters)
+        let startup = StartupResult()
+        let thread = WorkerThread(name: "locus-subscription") { receiver.run(startup: startup) }
+        thread.start()
+        do {
+            try startup.wait()
+        } catch {
+            thread.join()
+            throw error
+        }
+        self.thread = thread
+        if let hub, !hub.waitForSubscriber(token: syncToken, timeout: timeout) {
+            control.request(.stopNow)
+            thread.join()
+            self.thread = nil
+            throw LocusBusError("the hub did not see the subscription at \(endpoint) within \(timeout) s")
+        }
+    }
+
+    /// Stops receiving and finishes `messages`. With `drain`, first keeps receiving until
+    /// nothing arrived for ~100 ms (at most 10 s), so messages already on their way are
+    /// delivered. Blocks until the thread has ended. Idempotent; any thread.
+    public func stop(drain: Bool) {
+        lock.lock()
+        let thread = self.thread
+        self.thread = nil
+        lock.unlock()
+        guard let thread else {
+            continuation.finish()
+            return
+        }
+        control.request(drain ? .drain : .stopNow)
+        thread.join()
+    }
+
+    /// Thread-safe snapshot of what was delivered and skipped.
+    public var statistics: SubscriptionStatistics { counters.snapshot }
+}
+
+/// What the owner asks of the receiving thread.
+final class SubscriptionControl: @unchecked Sendable {
+    enum Mode { case run, drain, stopNow }
+    private let lock = NSLock()
+    private var value = Mode.run
+
+    func request(_ mode: Mode) {
+        lock.lock()
+        if value != .stopNow { value = mode }
+        lock.unlock()
+    }
+
+    var mode: Mode {
+        lock.lock()
+        defer { lock.unlock() }
+        return value
+    }
+}
+
+final class SubscriptionCounters: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = SubscriptionStatistics()
+
+    func add(delivered: UInt64, undecodable: UInt64, dropped: UInt64) {
+        lock.lock()
+        value.delivered &+= delivered
+        value.undecodable &+= undecodable
+        value.droppedSlowConsumer &+= dropped
+        lock.unlock()
+    }
+
+    var snapshot: SubscriptionStatistics {
+        lock.lock()
+        defer { lock.unlock() }
+        return value
+    }
+}

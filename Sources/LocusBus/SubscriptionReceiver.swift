@@ -1,0 +1,144 @@
+import Dispatch
+import LocusCore
+import Logging
+
+/// The socket side of a `SocketSubscription`; runs entirely on the subscription's thread,
+/// which creates, uses and closes the SUB socket.
+final class SubscriptionReceiver: @unchecked Sendable {
+    private let context: ZMQContext
+    private let endpoint: String
+    private let prefixes: [String]
+    private let syncToken: String
+    private let highWaterMark: Int
+    private let registry: PayloadRegistry
+    private let logger: Logger
+    private let continuation: AsyncStream<BusMessage>.Continuation
+    private let control: SubscriptionControl
+    private let counters: SubscriptionCounters
+    private var warnedUndecodable = false
+    private var warnedSlowConsumer = false
+
+    /// Longest a draining stop keeps receiving, in case traffic never pauses.
+    static let maxDrainNanoseconds: UInt64 = 10_000_000_000
+
+    init(context: ZMQContext, endpoint: String, prefixes: [String], syncToken: String, highWaterMark: Int,
+         registry: PayloadRegistry, logger: Logger, continuation: AsyncStream<BusMessage>.Continuation,
+         control: SubscriptionControl, counters: SubscriptionCounters) {
+        self.context = context
+        self.endpoint = endpoint
+        self.prefixes = prefixes
+        self.syncToken = syncToken
+        self.highWaterMark = highWaterMark
+        self.registry = registry
+        self.logger = logger
+        self.continuation = continuation
+        self.control = control
+        self.counters = counters
+    }
+
+    func run(startup: StartupResult) {
+        let socket: ZMQSocket
+        do {
+            socket = try ZMQSocket(context: context, type: .sub)
+            try socket.setOption(.receiveHighWaterMark(highWaterMark))
+            try socket.setOption(.linger(milliseconds: 0))
+            for p in prefixes { try socket.subscribe(p) }
+            // Last: once the hub sees this, it has every prefix above (one pipe keeps order).
+            try socket.subscribe(syncToken)
+            try socket.connect(endpoint)
+        } catch {
+            continuation.finish()
+            startup.report(error)
+            return
+        }
+        startup.report(nil)
+        do {
+            try receiveUntilStopped(socket)
+        } catch let error as ZMQError where error.isContextTerminated {
+            logger.debug("subscription stopping: the ZeroMQ context was shut down")
+        } catch {
+            logger.error("subscription failed", metadata: ["endpoint": "\(endpoint)", "error": "\(error)"])
+        }
+        socket.close()
+        continuation.finish()
+    }
+
+    private func receiveUntilStopped(_ socket: ZMQSocket) throws {
+        var topic = ZMQMessage()
+        var body = ZMQMessage()
+        var drainStart: UInt64?
+        while true {
+            let mode = control.mode
+            if mode == .stopNow { return }
+            if mode == .drain && drainStart == nil { drainStart = DispatchTime.now().uptimeNanoseconds }
+            let readable = try socket.waitReadable(timeoutMilliseconds: 100)
+            if !readable {
+                // Idle for a whole poll: a draining stop is complete.
+                if drainStart != nil { return }
+                continue
+            }
+            guard try receiveBurst(socket, &topic, &body) else {
+                logger.debug("subscription stopping: nobody reads its messages any more", metadata: ["endpoint": "\(endpoint)"])
+                return
+            }
+            if let start = drainStart, DispatchTime.now().uptimeNanoseconds - start > Self.maxDrainNanoseconds {
+                logger.warning("subscription stopped while messages were still arriving", metadata: ["endpoint": "\(endpoint)"])
+                return
+            }
+        }
+    }
+
+    /// Receives what is queued (up to 1024 messages). False once the stream's consumer is gone.
+    private func receiveBurst(_ socket: ZMQSocket, _ topic: inout ZMQMessage, _ body: inout ZMQMessage) throws -> Bool {
+        var delivered: UInt64 = 0
+        var undecodable: UInt64 = 0
+        var dropped: UInt64 = 0
+        defer { counters.add(delivered: delivered, undecodable: undecodable, dropped: dropped) }
+        for _ in 0..<1024 {
+            guard try topic.receive(from: socket, dontWait: true) else { return true }
+            guard topic.hasMore else { undecodable += 1; continue }
+            while !(try body.receive(from: socket, dontWait: false)) {}
+            if body.hasMore {
+                // More than two frames: skip the rest of this message.
+                while body.hasMore { while !(try body.receive(from: socket, dontWait: false)) {} }
+                undecodable += 1
+                continue
+            }
+            let isToken = topic.withUnsafeBytes { $0.first == 0 }
+            if isToken { continue }
+            let name = topic.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
+            let bytes = body.bytes
+            let envelope: Envelope
+            do {
+                envelope = try EnvelopeCodec.decode(bytes, registry: registry)
+            } catch {
+                undecodable += 1
+                warnUndecodableOnce(topic: name, error: error)
+                continue
+            }
+            switch continuation.yield(BusMessage(topic: name, envelope: envelope, body: bytes)) {
+            case .enqueued: delivered += 1
+            case .dropped:
+                dropped += 1
+                warnSlowConsumerOnce()
+            case .terminated: return false
+            @unknown default: break
+            }
+        }
+        return true
+    }
+
+    private func warnUndecodableOnce(topic: String, error: Error) {
+        guard !warnedUndecodable else { return }
+        warnedUndecodable = true
+        // The error names the problem and byte offset, never field values (they may be coordinates).
+        logger.warning("skipping undecodable messages (first shown, the rest counted)",
+                       metadata: ["topic": "\(topic)", "error": "\(error)"])
+    }
+
+    private func warnSlowConsumerOnce() {
+        guard !warnedSlowConsumer else { return }
+        warnedSlowConsumer = true
+        logger.warning("subscriber is not keeping up; dropping new messages (counted)", metadata: ["endpoint": "\(endpoint)"])
+    }
+}

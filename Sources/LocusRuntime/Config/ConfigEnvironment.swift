@@ -1,0 +1,81 @@
+/// `${VAR}`, `${VAR:-default}` and `$$` in config values.
+///
+/// - `${VAR}` is replaced by the variable's value; unset is an error.
+/// - `${VAR:-default}` uses `default` when VAR is unset or empty (the default is taken literally).
+/// - `$$` is a literal `$`; a `$` followed by anything else is kept as it is.
+enum EnvironmentSubstitution {
+    enum Failure: Error, Equatable {
+        /// `${NAME}` with NAME unset and no default.
+        case unset(String)
+        /// `${` without a closing `}`.
+        case unterminated(String)
+        /// `${…}` whose name is not `[A-Za-z_][A-Za-z0-9_]*`.
+        case badName(String)
+
+        var message: String {
+            switch self {
+            case .unset(let name):
+                return "environment variable '\(name)' is not set; set it, or give a default with ${\(name):-value}"
+            case .unterminated(let text):
+                return "unterminated '${' in '\(text)'; expected ${NAME} or ${NAME:-default} (write $$ for a literal $)"
+            case .badName(let name):
+                return "'\(name)' is not an environment variable name; expected ${NAME} or ${NAME:-default} with NAME made of letters, digits and '_' (write $$ for a literal $)"
+            }
+        }
+    }
+
+    static func substitute(_ text: String, environment: [String: String]) -> Result<String, Failure> {
+        guard text.contains("$") else { return .success(text) }
+        var out = ""
+        var i = text.startIndex
+        while i < text.endIndex {
+            let c = text[i]
+            guard c == "$" else {
+                out.append(c)
+                i = text.index(after: i)
+                continue
+            }
+            let next = text.index(after: i)
+            if next < text.endIndex, text[next] == "$" {
+                out.append("$")
+                i = text.index(after: next)
+                continue
+            }
+            guard next < text.endIndex, text[next] == "{" else {
+                out.append("$")
+                i = next
+                continue
+            }
+            let bodyStart = text.index(after: next)
+            guard let close = text[bodyStart...].firstIndex(of: "}") else {
+                return .failure(.unterminated(text))
+            }
+            let body = text[bodyStart..<close]
+            let name: Substring
+            let fallback: Substring?
+            if let sep = body.range(of: ":-") {
+                name = body[..<sep.lowerBound]
+                fallback = body[sep.upperBound...]
+            } else {
+                name = body
+                fallback = nil
+            }
+            guard isValidName(name) else { return .failure(.badName(String(name))) }
+            if let value = environment[String(name)], !(fallback != nil && value.isEmpty) {
+                out += value
+            } else if let fallback {
+                out += fallback
+            } else {
+                return .failure(.unset(String(name)))
+            }
+            i = text.index(after: close)
+        }
+        return .success(out)
+    }
+
+    static func isValidName(_ name: Substring) -> Bool {
+        guard let first = name.unicodeScalars.first else { return false }
+        func letter(_ u: Unicode.Scalar) -> Bool { (u >= "A" && u <= "Z") || (u >= "a" && u <= "z") || u == "_" }
+        return letter(first) && name.unicodeScalars.allSatisfy { letter($0) || ($0 >= "0" && $0 <= "9") }
+    }
+}

@@ -1,0 +1,181 @@
+import Foundation
+import LocusBus
+import LocusCore
+
+/// The `hub:` section: where the hub's sockets bind and how they are tuned.
+public struct HubSettings: Sendable, Equatable {
+    /// Endpoints the hub's XSUB binds; publishers connect here.
+    public var ingest: [String]
+    /// Endpoints the hub's XPUB binds; subscribers connect here.
+    public var publish: [String]
+    /// REP endpoint for `locus ctl`.
+    public var control: String
+    public var maxMessageBytes: Int
+    /// ZeroMQ high-water mark for the hub's sockets; 0 = unlimited.
+    public var highWaterMark: Int
+    /// Seconds between wall-clock ticks when no replay source drives the clock.
+    public var tickInterval: Double
+    /// Topic prefixes outside publishers produce, so subscriptions to them validate.
+    public var externalTopics: [String]
+
+    public static let defaultMaxMessageBytes = 262_144
+    public static let defaultHighWaterMark = 100_000
+    public static let defaultTickInterval = 1.0
+    public static let maxMessageBytesRange = 1024...(64 * 1024 * 1024)
+    public static let tickIntervalRange = 0.01...3600.0
+
+    public init(ingest: [String], publish: [String], control: String,
+                maxMessageBytes: Int = HubSettings.defaultMaxMessageBytes,
+                highWaterMark: Int = HubSettings.defaultHighWaterMark,
+                tickInterval: Double = HubSettings.defaultTickInterval,
+                externalTopics: [String] = []) {
+        self.ingest = ingest
+        self.publish = publish
+        self.control = control
+        self.maxMessageBytes = maxMessageBytes
+        self.highWaterMark = highWaterMark
+        self.tickInterval = tickInterval
+        self.externalTopics = externalTopics
+    }
+
+    /// Defaults for an environment: ipc sockets in the runtime directory.
+    public static func defaults(environment: [String: String]) -> HubSettings {
+        let e = RuntimePaths.defaultEndpoints(environment: environment)
+        return HubSettings(ingest: [e.ingest], publish: [e.publish], control: e.control)
+    }
+
+    /// What plugins (and outside programs) connect to: the first ipc or tcp endpoint of each list
+    /// (inproc ones are only reachable inside this process), with wildcard tcp hosts replaced by
+    /// the loopback address.
+    public var connectEndpoints: HubEndpoints {
+        func pick(_ list: [String]) -> String {
+            let chosen = list.first { $0.hasPrefix("ipc://") || $0.hasPrefix("tcp://") } ?? list.first ?? ""
+            return ConfigEndpoint.connectable(chosen)
+        }
+        return HubEndpoints(ingest: pick(ingest), publish: pick(publish), control: ConfigEndpoint.connectable(control))
+    }
+}
+
+/// Where the hub's sockets live by default, shared by the daemon and the CLI (`locus sub`).
+public enum RuntimePaths {
+    /// `$LOCUS_RUNTIME_DIR`, else `$XDG_RUNTIME_DIR/locus`, else `/tmp/locus-<uid>` (empty values count as unset).
+    public static func runtimeDirectory(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+        if let dir = environment["LOCUS_RUNTIME_DIR"], !dir.isEmpty { return trimmed(dir) }
+        if let xdg = environment["XDG_RUNTIME_DIR"], !xdg.isEmpty { return trimmed(xdg) + "/locus" }
+        return "/tmp/locus-\(getuid())"
+    }
+
+    /// `ipc://<dir>/ingest.sock`, `ipc://<dir>/publish.sock`, `ipc://<dir>/control.sock`.
+    public static func defaultEndpoints(environment: [String: String] = ProcessInfo.processInfo.environment) -> HubEndpoints {
+        let dir = runtimeDirectory(environment: environment)
+        return HubEndpoints(ingest: "ipc://\(dir)/ingest.sock",
+                            publish: "ipc://\(dir)/publish.sock",
+                            control: "ipc://\(dir)/control.sock")
+    }
+
+    private static func trimmed(_ dir: String) -> String {
+        var d = dir
+        while d.count > 1, d.hasSuffix("/") { d.removeLast() }
+        return d
+    }
+}
+
+/// Endpoint checks for `hub:`, with messages saying what is expected. Anything accepted here is
+/// also accepted by the hub (`LocusBus.Endpoint.validate`), which is consulted last.
+enum ConfigEndpoint {
+    /// Longest ipc path ZeroMQ can bind (sun_path is 108 bytes including the terminating zero).
+    static let maxIPCPathBytes = 107
+
+    /// nil if `endpoint` is usable; otherwise what is wrong and what is expected.
+    static func problem(_ endpoint: String) -> String? {
+        if let own = ownProblem(endpoint) { return own }
+        do {
+            _ = try Endpoint.validate(endpoint)
+        } catch {
+            return "\(error)"
+        }
+        return nil
+    }
+
+    private static func ownProblem(_ endpoint: String) -> String? {
+        let expected = "expected inproc://name, ipc://path or tcp://host:port"
+        guard let schemeEnd = endpoint.range(of: "://") else {
+            return "'\(endpoint)' is not a ZeroMQ endpoint; \(expected)"
+        }
+        let scheme = endpoint[..<schemeEnd.lowerBound]
+        let rest = String(endpoint[schemeEnd.upperBound...])
+        switch scheme {
+        case "inproc":
+            return rest.isEmpty ? "'\(endpoint)' has no name; expected inproc://name" : nil
+        case "ipc":
+            if rest.isEmpty { return "'\(endpoint)' has no path; expected ipc:///path/to/socket" }
+            if rest.utf8.count > maxIPCPathBytes {
+                return "the ipc path in '\(endpoint)' is \(rest.utf8.count) bytes; the limit is \(maxIPCPathBytes) (use a shorter directory, e.g. set LOCUS_RUNTIME_DIR)"
+            }
+            return nil
+        case "tcp":
+            return tcpProblem(endpoint, rest)
+        default:
+            return "unsupported scheme '\(scheme)' in '\(endpoint)'; \(expected)"
+        }
+    }
+
+    private static func tcpProblem(_ endpoint: String, _ rest: String) -> String? {
+        let expected = "expected tcp://host:port with host '*', an IP address or a name, and port 1-65535"
+        let host: Substring
+        let portText: Substring
+        if rest.hasPrefix("[") {
+            guard let close = rest.firstIndex(of: "]") else { return "unclosed '[' in '\(endpoint)'; \(expected)" }
+            host = rest[rest.index(after: rest.startIndex)..<close]
+            let after = rest[rest.index(after: close)...]
+            guard after.hasPrefix(":") else { return "missing port in '\(endpoint)'; \(expected)" }
+            portText = after.dropFirst()
+            guard !host.isEmpty, host.allSatisfy({ $0.isHexDigit || $0 == ":" || $0 == "." }) else {
+                return "'\(host)' is not an IPv6 address in '\(endpoint)'; \(expected)"
+            }
+        } else {
+            guard let colon = rest.lastIndex(of: ":") else { return "missing port in '\(endpoint)'; \(expected)" }
+            host = rest[..<colon]
+            portText = rest[rest.index(after: colon)...]
+            guard isValidHost(host) else {
+                return host.isEmpty ? "missing host in '\(endpoint)'; \(expected)"
+                    : "'\(host)' is not a host name or address in '\(endpoint)'; \(expected)"
+            }
+        }
+        guard !portText.isEmpty else { return "missing port in '\(endpoint)'; \(expected)" }
+        if portText == "*" {
+            return "port '*' in '\(endpoint)' lets the system pick a port nobody can find; expected a fixed port number from 1 to 65535"
+        }
+        guard portText.allSatisfy({ $0.isASCII && $0.isNumber }) else {
+            return "port '\(portText)' in '\(endpoint)' is not a number; expected a port number from 1 to 65535"
+        }
+        guard let port = Int(portText), (1...65535).contains(port) else {
+            return "port \(portText) in '\(endpoint)' is out of range; expected a port number from 1 to 65535"
+        }
+        return nil
+    }
+
+    /// `*`, an IPv4 address, or a host/interface name of letters, digits, '-', '_' and '.'.
+    static func isValidHost(_ host: Substring) -> Bool {
+        if host == "*" { return true }
+        guard !host.isEmpty, host.utf8.count <= 253 else { return false }
+        let labels = host.split(separator: ".", omittingEmptySubsequences: false)
+        if labels.allSatisfy({ $0.allSatisfy { $0.isASCII && $0.isNumber } }) {
+            // Looks numeric: must be a dotted quad.
+            return labels.count == 4 && labels.allSatisfy { !$0.isEmpty && $0.count <= 3 && Int($0)! <= 255 }
+        }
+        return labels.allSatisfy { label in
+            !label.isEmpty && label.count <= 63 && !label.hasPrefix("-")
+                && label.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }
+        }
+    }
+
+    /// A bind endpoint turned into one a client can connect to (`*`/`0.0.0.0` → `127.0.0.1`, `[::]` → `[::1]`).
+    static func connectable(_ endpoint: String) -> String {
+        for (wild, local) in [("tcp://*:", "tcp://127.0.0.1:"), ("tcp://0.0.0.0:", "tcp://127.0.0.1:"), ("tcp://[::]:", "tcp://[::1]:")]
+        where endpoint.hasPrefix(wild) {
+            return local + endpoint.dropFirst(wild.count)
+        }
+        return endpoint
+    }
+}

@@ -1,0 +1,311 @@
+#!/usr/bin/env python3
+"""Self-test for validate_messages.py: good lines pass, each deliberately broken line is caught.
+
+    /usr/bin/python3 tools/test_validate_messages.py
+
+Every broken case names a fragment of the problem the validator must report, so a case that
+fails for an unrelated reason (a typo in the test itself) does not count as caught.
+"""
+
+import copy
+import importlib.util
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+SCRIPT = HERE / "validate_messages.py"
+RECORDING = ROOT / "data" / "recordings" / "cerknica-walk.jsonl"
+
+spec = importlib.util.spec_from_file_location("validate_messages", SCRIPT)
+vm = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(vm)
+validator = vm.MessageValidator([vm.DEFAULT_SCHEMAS])
+
+
+def line(topic, type_, payload, **envelope):
+    env = {"type": type_, "version": 1, "producer": "gps0", "seq": 1,
+           "time": "2024-05-17T08:00:00.100Z", "payload": payload}
+    env.update(envelope)
+    return {"topic": topic, "envelope": env}
+
+
+FULL_FIX = {
+    "source": "gps0", "mode": "3d", "lat": 0.000123456, "lon": -0.000654321, "alt_msl": 12.5,
+    "alt_hae": 60.25, "speed": 1.4, "course": 359.99, "heading": 0, "quality": "rtk_fixed",
+    "satellites_used": 14, "hdop": 0.7, "vdop": 1.1, "pdop": 1.3, "h_accuracy": 0.02,
+    "v_accuracy": 0.035, "speed_accuracy": 0.05, "course_accuracy": 1.5,
+}
+SKY = {"source": "gps0", "in_view": 2, "used": 1, "satellites": [
+    {"constellation": "gps", "prn": 5, "elevation": 45.5, "azimuth": 270.1, "snr": 41, "used": True,
+     "signal": "L1C/A"},
+    {"constellation": "galileo", "prn": 11, "used": False},
+]}
+BLE = {"source": "hci0", "address": "C0:FF:EE:00:11:22", "address_type": "random", "rssi": -67,
+       "tx_power": -4, "name": "tag", "service_uuids": ["feaa", "6e400001-b5a3-f393-e0a9-e50e24dcca9e"],
+       "manufacturer_data": [{"company_id": 76, "data": "0215aa"}],
+       "service_data": [{"uuid": "feaa", "data": "00e8"}],
+       "beacon": {"format": "ibeacon", "uuid": "f7826da6-4fa2-4e98-8024-bc5b71e0893e", "major": 1,
+                  "minor": 65535, "measured_power": -59}}
+EDDYSTONE = {"source": "hci0", "address": "AA:BB:CC:DD:EE:FF", "rssi": -80,
+             "beacon": {"format": "eddystone_uid", "namespace": "00112233445566778899",
+                        "instance": "aabbccddeeff", "measured_power": -41}}
+TICK = {"basis": "recorded", "interval": 1}
+STATUS = {"plugin": "gps0", "kind": "source", "plugin_type": "exec", "state": "restarting",
+          "reason": "exited with status 1", "restarts": 2, "retry_in": 4.5}
+ALERT = {"source": "gps0", "state": "over", "speed": 13.4, "limit": 13.3}
+
+GOOD = {
+    "fix with every field": line("obs.fix.gps0", "obs.fix", FULL_FIX),
+    "fix mode none without position": line("obs.fix.gps0", "obs.fix", {"source": "gps0", "mode": "none"}),
+    "2d fix": line("obs.fix.gps0", "obs.fix", {"source": "gps0", "mode": "2d", "lat": -90, "lon": 180}),
+    "sky view": line("obs.sky.gps0", "obs.sky", SKY),
+    "sky view with no satellites": line("obs.sky.gps0", "obs.sky", {"source": "gps0", "in_view": 0, "used": 0,
+                                                                   "satellites": []}),
+    "ble advertisement with ibeacon": line("obs.ble.hci0", "obs.ble", BLE, producer="hci0"),
+    "ble eddystone uid": line("obs.ble.hci0", "obs.ble", EDDYSTONE, producer="hci0"),
+    "minimal ble": line("obs.ble.hci0", "obs.ble", {"source": "hci0", "address": "00:00:00:00:00:00",
+                                                    "rssi": -127}),
+    "clock tick": line("clock.tick", "clock.tick", TICK, producer="replay"),
+    "plugin status": line("status.gps0", "status.plugin", STATUS, producer="locus"),
+    "minimal status": line("status.hub", "status.plugin", {"plugin": "hub", "kind": "hub",
+                                                           "plugin_type": "hub", "state": "running"}),
+    "speed alert": line("example.speed_alert.speedy", "example.speed_alert", ALERT, producer="speedy"),
+    "big seq": line("clock.tick", "clock.tick", TICK, seq=9223372036854775807),
+    "255-byte topic": line("example.speed_alert." + "a" * 235, "example.speed_alert", ALERT),
+}
+
+
+def mutate(base, path, value=None, delete=False):
+    """A copy of `base` with the value at `path` (keys/indexes) replaced or deleted."""
+    out = copy.deepcopy(base)
+    target = out
+    for key in path[:-1]:
+        target = target[key]
+    if delete:
+        del target[path[-1]]
+    else:
+        target[path[-1]] = value
+    return out
+
+
+def fix(**changes):
+    payload = {"source": "gps0", "mode": "3d", "lat": 1.5, "lon": 2.5}
+    for k, v in changes.items():
+        if v is DELETE:
+            payload.pop(k)
+        else:
+            payload[k] = v
+    return line("obs.fix.gps0", "obs.fix", payload)
+
+
+DELETE = object()
+E = ["envelope"]
+P = ["envelope", "payload"]
+SKY_LINE = GOOD["sky view"]
+BLE_LINE = GOOD["ble advertisement with ibeacon"]
+TICK_LINE = GOOD["clock tick"]
+STATUS_LINE = GOOD["plugin status"]
+ALERT_LINE = GOOD["speed alert"]
+FIX_LINE = fix()
+
+# (name, line as text or object, fragment the reported problem must contain)
+BAD = [
+    # the recording line
+    ("not JSON", '{"topic":"clock.tick",', "not valid JSON"),
+    ("NaN", '{"topic":"clock.tick","envelope":{"type":"clock.tick","version":1,"producer":"r","seq":1,'
+            '"time":"2024-05-17T08:00:00.100Z","payload":{"basis":"wall","interval":NaN}}}', "NaN is not JSON"),
+    ("duplicate key", '{"topic":"clock.tick","topic":"clock.tick","envelope":{}}', "duplicate key"),
+    ("line is an array", "[1,2]", "must be a JSON object"),
+    ("topic missing", {"envelope": TICK_LINE["envelope"]}, '"topic" is missing'),
+    ("envelope missing", {"topic": "clock.tick"}, '"envelope" is missing'),
+    ("envelope is a string", {"topic": "clock.tick", "envelope": "{}"}, '"envelope" must be an object'),
+    ("extra key in line", dict(TICK_LINE, received="now"), "unexpected key(s) in the recording line"),
+    # topic grammar
+    ("upper-case topic", mutate(FIX_LINE, ["topic"], "obs.fix.GPS0"), "bad topic"),
+    ("empty segment", mutate(FIX_LINE, ["topic"], "obs..fix"), "bad topic"),
+    ("trailing dot", mutate(FIX_LINE, ["topic"], "obs.fix."), "bad topic"),
+    ("space in topic", mutate(FIX_LINE, ["topic"], "obs.fix.gps 0"), "bad topic"),
+    ("topic over 255 bytes", mutate(ALERT_LINE, ["topic"], "example.speed_alert." + "a" * 236), "bad topic"),
+    ("newline after topic", mutate(FIX_LINE, ["topic"], "obs.fix.gps0\n"), "bad topic"),
+    # topic family and type
+    ("fix on a sky topic", mutate(FIX_LINE, ["topic"], "obs.sky.gps0"), "does not fit the type"),
+    ("fix topic with extra segment", mutate(FIX_LINE, ["topic"], "obs.fix.gps0.x"), "does not fit the type"),
+    ("fix topic without source", mutate(FIX_LINE, ["topic"], "obs.fix"), "does not fit the type"),
+    ("topic source differs from payload", mutate(FIX_LINE, ["topic"], "obs.fix.gps1"),
+     "differs from payload.source"),
+    ("tick on a sub-topic", mutate(TICK_LINE, ["topic"], "clock.tick.x"), "does not fit the type"),
+    ("status on plugin topic", mutate(STATUS_LINE, ["topic"], "status.plugin.gps0"), "does not fit the type"),
+    ("status for another plugin", mutate(STATUS_LINE, ["topic"], "status.gps1"), "differs from payload.plugin"),
+    ("speed alert without service id", mutate(ALERT_LINE, ["topic"], "example.speed_alert"),
+     "does not fit the type"),
+    ("sky on a fix topic", mutate(SKY_LINE, ["topic"], "obs.fix.gps0"), "does not fit the type"),
+    ("unknown type", mutate(TICK_LINE, E + ["type"], "clock.tock"), "unknown event type 'clock.tock'"),
+    ("unknown version", mutate(TICK_LINE, E + ["version"], 2), "version 2 has no schema"),
+    # envelope fields
+    *[(f"envelope without {k}", mutate(TICK_LINE, E + [k], delete=True), f"'{k}' is a required property")
+      for k in ("type", "version", "producer", "seq", "time", "payload")],
+    ("extra envelope key", mutate(TICK_LINE, E + ["topic"], "clock.tick"), "envelope: unexpected key(s) 'topic'"),
+    ("type not a string", mutate(TICK_LINE, E + ["type"], 7), "envelope.type: 7 is not of type 'string'"),
+    ("version 0", mutate(TICK_LINE, E + ["version"], 0), "envelope.version: 0 is less than the minimum"),
+    ("version as text", mutate(TICK_LINE, E + ["version"], "1"), "envelope.version: '1' is not of type"),
+    ("seq 0", mutate(TICK_LINE, E + ["seq"], 0), "envelope.seq: 0 is less than the minimum of 1"),
+    ("seq with a fraction", mutate(TICK_LINE, E + ["seq"], 3.0), "envelope.seq: 3.0 is not of type 'integer'"),
+    ("seq negative", mutate(TICK_LINE, E + ["seq"], -1), "envelope.seq"),
+    ("seq beyond int64", mutate(TICK_LINE, E + ["seq"], 2 ** 63), "envelope.seq"),
+    ("producer upper case", mutate(TICK_LINE, E + ["producer"], "GPS0"), "envelope.producer: 'GPS0' does not match"),
+    ("producer empty", mutate(TICK_LINE, E + ["producer"], ""), "envelope.producer"),
+    ("time without milliseconds", mutate(TICK_LINE, E + ["time"], "2024-05-17T08:00:00Z"), "envelope.time"),
+    ("time with offset", mutate(TICK_LINE, E + ["time"], "2024-05-17T10:00:00.000+02:00"), "envelope.time"),
+    ("time with microseconds", mutate(TICK_LINE, E + ["time"], "2024-05-17T08:00:00.000000Z"), "envelope.time"),
+    ("time on 30 February", mutate(TICK_LINE, E + ["time"], "2024-02-30T08:00:00.000Z"), "is not a 'date-time'"),
+    ("time at hour 24", mutate(TICK_LINE, E + ["time"], "2024-05-17T24:00:00.000Z"), "is not a 'date-time'"),
+    ("time as a number", mutate(TICK_LINE, E + ["time"], 1715932800100), "envelope.time"),
+    ("payload an array", mutate(TICK_LINE, E + ["payload"], []), "envelope.payload: [] is not of type 'object'"),
+    ("payload null", mutate(TICK_LINE, E + ["payload"], None), "envelope.payload: None is not of type 'object'"),
+    ("body over the hub limit", mutate(STATUS_LINE, P + ["reason"], "x" * 262144), "the hub drops bodies"),
+    # obs.fix
+    ("fix without source", fix(source=DELETE), "'source' is a required property"),
+    ("fix without mode", fix(mode=DELETE), "'mode' is a required property"),
+    ("fix mode in capitals", fix(mode="3D"), "payload.mode: '3D' is not one of"),
+    ("3d fix without lat", fix(lat=DELETE), "'lat' is a required property"),
+    ("2d fix without lon", fix(mode="2d", lon=DELETE), "'lon' is a required property"),
+    ("lat 91", fix(lat=91), "payload.lat: 91 is greater than the maximum of 90"),
+    ("lat as text", fix(lat="1.5"), "payload.lat: '1.5' is not of type 'number'"),
+    ("lon -180.5", fix(lon=-180.5), "payload.lon: -180.5 is less than the minimum of -180"),
+    ("course 360", fix(course=360), "payload.course: 360 is greater than or equal to the maximum of 360"),
+    ("negative course", fix(course=-1), "payload.course"),
+    ("heading 400", fix(heading=400), "payload.heading"),
+    ("negative speed", fix(speed=-0.1), "payload.speed"),
+    ("negative accuracy", fix(h_accuracy=-3), "payload.h_accuracy"),
+    ("negative hdop", fix(hdop=-1), "payload.hdop"),
+    ("typo in a key", fix(h_acuracy=3), "payload: unexpected key(s) 'h_acuracy'"),
+    ("null optional field", fix(alt_msl=None), "payload.alt_msl: None is not of type 'number'"),
+    ("fractional satellite count", fix(satellites_used=7.5), "payload.satellites_used: 7.5 is not of type 'integer'"),
+    ("satellite count written 7.0", fix(satellites_used=7.0), "payload.satellites_used: 7.0 is not of type 'integer'"),
+    ("unknown quality", fix(quality="rtk"), "payload.quality: 'rtk' is not one of"),
+    ("source with a dot", mutate(fix(source="gps.0"), ["topic"], "obs.fix.gps0"), "payload.source: 'gps.0' does not match"),
+    # obs.sky
+    ("sky without source", mutate(SKY_LINE, P + ["source"], delete=True), "'source' is a required property"),
+    ("in_view wrong", mutate(SKY_LINE, P + ["in_view"], 3), "in_view is 3 but satellites has 2 entries"),
+    ("used wrong", mutate(SKY_LINE, P + ["used"], 2), "used is 2 but 1 satellites have used=true"),
+    ("constellation in capitals", mutate(SKY_LINE, P + ["satellites", 0, "constellation"], "GPS"),
+     "payload.satellites[0].constellation: 'GPS' is not one of"),
+    ("satellite without prn", mutate(SKY_LINE, P + ["satellites", 1, "prn"], delete=True),
+     "payload.satellites[1]: 'prn' is a required property"),
+    ("azimuth 360", mutate(SKY_LINE, P + ["satellites", 0, "azimuth"], 360), "payload.satellites[0].azimuth"),
+    ("elevation 91", mutate(SKY_LINE, P + ["satellites", 0, "elevation"], 91), "payload.satellites[0].elevation"),
+    ("negative snr", mutate(SKY_LINE, P + ["satellites", 0, "snr"], -1), "payload.satellites[0].snr"),
+    ("used as text", mutate(SKY_LINE, P + ["satellites", 0, "used"], "yes"), "payload.satellites[0].used"),
+    ("satellites not a list", mutate(SKY_LINE, P + ["satellites"], {}), "payload.satellites"),
+    # obs.ble
+    ("ble without address", mutate(BLE_LINE, P + ["address"], delete=True), "'address' is a required property"),
+    ("ble without rssi", mutate(BLE_LINE, P + ["rssi"], delete=True), "'rssi' is a required property"),
+    ("address in lower case", mutate(BLE_LINE, P + ["address"], "c0:ff:ee:00:11:22"), "payload.address"),
+    ("address without colons", mutate(BLE_LINE, P + ["address"], "C0FFEE001122"), "payload.address"),
+    ("unknown address type", mutate(BLE_LINE, P + ["address_type"], "static"), "payload.address_type"),
+    ("fractional rssi", mutate(BLE_LINE, P + ["rssi"], -67.5), "payload.rssi: -67.5 is not of type 'integer'"),
+    ("rssi out of range", mutate(BLE_LINE, P + ["rssi"], -300), "payload.rssi"),
+    ("odd-length hex", mutate(BLE_LINE, P + ["manufacturer_data", 0, "data"], "0215a"),
+     "payload.manufacturer_data[0].data"),
+    ("upper-case hex", mutate(BLE_LINE, P + ["manufacturer_data", 0, "data"], "0215AA"),
+     "payload.manufacturer_data[0].data"),
+    ("company id too big", mutate(BLE_LINE, P + ["manufacturer_data", 0, "company_id"], 70000),
+     "payload.manufacturer_data[0].company_id"),
+    ("service data without uuid", mutate(BLE_LINE, P + ["service_data", 0, "uuid"], delete=True),
+     "payload.service_data[0]: 'uuid' is a required property"),
+    ("bad service uuid", mutate(BLE_LINE, P + ["service_uuids", 0], "FEAA"), "payload.service_uuids[0]"),
+    ("unknown beacon format", mutate(BLE_LINE, P + ["beacon", "format"], "eddystone"), "payload.beacon.format"),
+    ("beacon without format", mutate(BLE_LINE, P + ["beacon", "format"], delete=True),
+     "payload.beacon: 'format' is a required property"),
+    ("minor too big", mutate(BLE_LINE, P + ["beacon", "minor"], 65536), "payload.beacon.minor"),
+    ("short eddystone namespace", mutate(GOOD["ble eddystone uid"], P + ["beacon", "namespace"], "0011"),
+     "payload.beacon.namespace"),
+    ("beacon null", mutate(BLE_LINE, P + ["beacon"], None), "payload.beacon: None is not of type 'object'"),
+    # clock.tick
+    ("tick without basis", mutate(TICK_LINE, P + ["basis"], delete=True), "'basis' is a required property"),
+    ("tick without interval", mutate(TICK_LINE, P + ["interval"], delete=True), "'interval' is a required property"),
+    ("unknown tick basis", mutate(TICK_LINE, P + ["basis"], "system"), "payload.basis: 'system' is not one of"),
+    ("zero tick interval", mutate(TICK_LINE, P + ["interval"], 0), "payload.interval: 0 is less than or equal"),
+    # status.plugin
+    *[(f"status without {k}", mutate(STATUS_LINE, P + [k], delete=True), f"'{k}' is a required property")
+      for k in ("plugin", "kind", "plugin_type", "state")],
+    ("unknown state", mutate(STATUS_LINE, P + ["state"], "ok"), "payload.state: 'ok' is not one of"),
+    ("unknown kind", mutate(STATUS_LINE, P + ["kind"], "plugin"), "payload.kind: 'plugin' is not one of"),
+    ("negative restarts", mutate(STATUS_LINE, P + ["restarts"], -1), "payload.restarts"),
+    ("negative retry_in", mutate(STATUS_LINE, P + ["retry_in"], -1), "payload.retry_in"),
+    ("null reason", mutate(STATUS_LINE, P + ["reason"], None), "payload.reason: None is not of type 'string'"),
+    # example.speed_alert
+    *[(f"speed alert without {k}", mutate(ALERT_LINE, P + [k], delete=True), f"'{k}' is a required property")
+      for k in ("source", "state", "speed", "limit")],
+    ("alert state above", mutate(ALERT_LINE, P + ["state"], "above"), "payload.state: 'above' is not one of"),
+    ("alert speed as text", mutate(ALERT_LINE, P + ["speed"], "13.4"), "payload.speed: '13.4' is not of type"),
+    ("negative limit", mutate(ALERT_LINE, P + ["limit"], -1), "payload.limit"),
+    ("alert extra key", mutate(ALERT_LINE, P + ["hysteresis"], 0.5), "payload: unexpected key(s) 'hysteresis'"),
+]
+
+
+def as_text(case):
+    return case if isinstance(case, str) else json.dumps(case, separators=(",", ":"))
+
+
+def run_cli(*args, stdin=""):
+    return subprocess.run([sys.executable, str(SCRIPT), *args], input=stdin, capture_output=True,
+                          text=True, timeout=60)
+
+
+def main():
+    passed, failures = 0, []
+
+    def check(name, ok, detail=""):
+        nonlocal passed
+        if ok:
+            passed += 1
+        else:
+            failures.append(f"{name}: {detail}")
+
+    for name, case in GOOD.items():
+        problems = validator.check_line(as_text(case))
+        check(f"good: {name}", problems == [], f"unexpected problems {problems}")
+
+    for name, case, fragment in BAD:
+        problems = validator.check_line(as_text(case))
+        check(f"bad: {name}", any(fragment in p for p in problems),
+              f"expected a problem containing {fragment!r}, got {problems}")
+
+    # The command line: exit status, line numbers and the summary.
+    good_text = "".join(as_text(c) + "\n" for c in GOOD.values())
+    r = run_cli(stdin=good_text + "\n")
+    check("cli: good input exits 0", r.returncode == 0 and r.stdout == f"validated {len(GOOD)} messages, 0 errors\n",
+          f"rc={r.returncode} out={r.stdout!r} err={r.stderr!r}")
+
+    broken = as_text(mutate(TICK_LINE, E + ["seq"], 0))
+    r = run_cli("-", stdin=good_text + broken + "\n")
+    check("cli: broken input exits 1 with the line number",
+          r.returncode == 1 and f"<stdin>:{len(GOOD) + 1}: envelope.seq" in r.stdout
+          and r.stdout.endswith(f"validated {len(GOOD) + 1} messages, 1 errors\n"),
+          f"rc={r.returncode} out={r.stdout!r}")
+
+    r = subprocess.run([sys.executable, str(SCRIPT)], input=b"\xff\xfe\n", capture_output=True, timeout=60)
+    check("cli: invalid UTF-8 is reported, not a crash", r.returncode == 1 and b"<stdin>:1: not UTF-8" in r.stdout,
+          f"rc={r.returncode} out={r.stdout!r} err={r.stderr!r}")
+
+    r = run_cli("/nonexistent/recording.jsonl")
+    check("cli: unreadable file is an error", r.returncode == 1 and "validated 0 messages, 1 errors" in r.stdout,
+          f"rc={r.returncode} out={r.stdout!r}")
+
+    if RECORDING.exists():
+        r = run_cli(str(RECORDING))
+        check("cli: the bundled demo recording validates", r.returncode == 0 and r.stdout.endswith(" 0 errors\n"),
+              f"rc={r.returncode} out={r.stdout[-500:]!r}")
+
+    for f in failures:
+        print("FAIL", f)
+    print(f"{passed} passed, {len(failures)} failed")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

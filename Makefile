@@ -23,7 +23,7 @@ build:
 	$(SWIFT) build --product locus
 
 release:
-	$(SWIFT) build -c release --product locus
+	$(SWIFT) build -c release --static-swift-stdlib --product locus
 
 check: build
 	$(SWIFT) run locus check config.yaml

@@ -31,6 +31,7 @@ import argparse
 import calendar
 import json
 import math
+import os
 import re
 import sys
 import time
@@ -278,8 +279,10 @@ def main(argv=None):
         else:
             with open(args.output, "w", encoding="utf-8", newline="\n") as out:
                 convert(src, args.source, args.assume_accuracy, out)
-    except BrokenPipeError:  # e.g. piped into head
-        sys.stderr.close()
+    except BrokenPipeError:
+        # The reader went away (piped into head). Point stdout at /dev/null so that the
+        # interpreter's final flush does not print a second traceback.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
     except (OSError, ET.ParseError) as e:
         print(f"gpx_to_recording: {e}", file=sys.stderr)

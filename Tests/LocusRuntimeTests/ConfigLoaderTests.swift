@@ -425,10 +425,20 @@ struct ConfigLoaderTests {
 
     @Test func pluginThatBuildsTheWrongKindIsRejected() {
         let sloppy = PluginFactory(type: "sloppy", kinds: [.source, .sink], summary: "", keys: []) { _, _ in
+            .sink(ConfigTestPlugins.Sink(subscriptions: ["clock.tick"]))
+        }
+        #expect(errors("sources:\n  - type: sloppy\n    id: s\n", factories: [sloppy]) == [
+            "2:5: plugin type 'sloppy' built a sink for the source entry 's' (a bug in the plugin: it should build what PluginSetup.kind asks for)",
+        ])
+    }
+
+    @Test func aTaskOfItsOwnMayServeAnySectionItsFactoryLists() {
+        // `exec` builds a source (an outside process) whatever section it is in.
+        let task = PluginFactory(type: "task", kinds: [.source, .sink], summary: "", keys: []) { _, _ in
             .source(ConfigTestPlugins.Source(produces: [], drivesClock: false))
         }
-        #expect(errors("sinks:\n  - type: sloppy\n    id: s\n", factories: [sloppy]) == [
-            "2:5: plugin type 'sloppy' built a source for the sink entry 's' (a bug in the plugin: it should build what PluginSetup.kind asks for)",
-        ])
+        #expect(errors("sinks:\n  - type: task\n    id: s\n", factories: [task]) == [])
+        // …but not a section its factory does not list.
+        #expect(!errors("services:\n  - type: task\n    id: s\n", factories: [task]).isEmpty)
     }
 }

@@ -1,14 +1,9 @@
 #!/usr/bin/env python3
 """An external Locus source: publishes simulated obs.fix messages to the hub.
 
-Run it from Locus's `exec` plugin, which sets LOCUS_INGEST_ENDPOINT and LOCUS_PLUGIN_ID:
-
-    sources:
-      - type: exec
-        id: sim0
-        command: ["examples/python/source.py", "--rate", "1"]
-
-or by hand, naming the endpoint and id yourself:
+Run it as a Locus source of `type: exec` (configuration keys: Plugins/Exec/README.md); the
+plugin starts it with LOCUS_INGEST_ENDPOINT and LOCUS_PLUGIN_ID set and stops it with SIGTERM.
+Or run it by hand, naming the endpoint and id yourself:
 
     LOCUS_INGEST_ENDPOINT=ipc://$XDG_RUNTIME_DIR/locus/ingest.sock LOCUS_PLUGIN_ID=sim0 \\
         examples/python/source.py --count 10

@@ -34,7 +34,9 @@ public struct PluginFactory: Sendable {
     public var keys: [ConfigKey]
     /// Event types the plugin defines beyond the core ones (decoded and accepted by the hub).
     public var payloadTypes: [any Payload.Type]
-    /// Decodes the plugin's config from `decoder` and builds an instance.
+    /// Decodes the plugin's config from `decoder` and builds an instance of the kind
+    /// `PluginSetup.kind` asks for. A plugin that runs as a task of its own whatever its role
+    /// (an outside process, see `exec`) may build `.source` for any section in `kinds`.
     public var build: @Sendable (any Decoder, PluginSetup) throws -> PluginInstance
 
     public init(type: String, kinds: Set<PluginKind>, summary: String, keys: [ConfigKey],

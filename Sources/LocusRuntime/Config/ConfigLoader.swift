@@ -552,7 +552,9 @@ final class ConfigLoadSession {
             errors.append(error)
             return .failed
         case .success(let instance):
-            guard instance.kind == kind else {
+            // A source instance stands for "a task of its own" (an outside process under `exec`)
+            // and may serve any section its factory lists.
+            guard instance.kind == kind || (instance.kind == .source && factory.kinds.contains(kind)) else {
                 report(entryPosition, "plugin type '\(type)' built a \(instance.kind.rawValue) for the \(kind.rawValue) entry '\(id)' (a bug in the plugin: it should build what PluginSetup.kind asks for)")
                 return .failed
             }

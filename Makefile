@@ -13,6 +13,7 @@ run: deps build
 test: deps
 	$(SWIFT) build --build-tests
 	/usr/bin/python3 tools/test_validate_messages.py
+	/usr/bin/python3 tools/test_gpx_to_recording.py
 	$(SWIFT) test --skip-build
 
 deps:

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 @Suite struct CommandLineTests {
-    @Test func checkReportsConfigErrorsWithPositionAndExitCodeTwo() throws {
+    @Test func checkReportsConfigErrorsWithPositionAndExitCodeTwo() async throws {
         let dir = E2E.temporaryDirectory()
         let config = dir + "/bad.yaml"
         try """
@@ -12,40 +12,40 @@ import Testing
             file: \(E2E.fixture("walk-short.jsonl"))
             sped: 10
         """.write(toFile: config, atomically: true, encoding: .utf8)
-        let r = try runToEnd(E2E.binary, ["check", config], directory: dir)
+        let r = try await runToEnd(E2E.binary, ["check", config], directory: dir)
         #expect(r.status == 2)
         #expect(r.stderr.contains("bad.yaml:5:5: error:"), "\(r.stderr)")
         #expect(r.stderr.contains("speed"), "suggests the right key: \(r.stderr)")
     }
 
-    @Test func theDefaultConfigChecksClean() throws {
-        let r = try runToEnd(E2E.binary, ["check", E2E.repoRoot + "/config.yaml"], directory: E2E.repoRoot)
+    @Test func theDefaultConfigChecksClean() async throws {
+        let r = try await runToEnd(E2E.binary, ["check", E2E.repoRoot + "/config.yaml"], directory: E2E.repoRoot)
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.stdout.contains("OK"))
     }
 
-    @Test func usageErrorsExitTwoAndHelpAndVersionExitZero() throws {
+    @Test func usageErrorsExitTwoAndHelpAndVersionExitZero() async throws {
         let dir = E2E.temporaryDirectory()
-        #expect(try runToEnd(E2E.binary, ["frobnicate"], directory: dir).status == 2)
-        #expect(try runToEnd(E2E.binary, ["sub", "NOT A TOPIC"], directory: dir).status == 2)
-        let help = try runToEnd(E2E.binary, ["--help"], directory: dir)
+        #expect(try await runToEnd(E2E.binary, ["frobnicate"], directory: dir).status == 2)
+        #expect(try await runToEnd(E2E.binary, ["sub", "NOT A TOPIC"], directory: dir).status == 2)
+        let help = try await runToEnd(E2E.binary, ["--help"], directory: dir)
         #expect(help.status == 0)
         for sub in ["run", "check", "sub", "record", "replay", "ctl", "plugins"] { #expect(help.stdout.contains(sub)) }
         #expect(help.stdout.contains("Exit codes"))
-        let version = try runToEnd(E2E.binary, ["--version"], directory: dir)
+        let version = try await runToEnd(E2E.binary, ["--version"], directory: dir)
         #expect(version.status == 0)
         #expect(version.stdout.contains("."))
     }
 
-    @Test func pluginsListsEveryTypeWithKeysAndDefaults() throws {
-        let r = try runToEnd(E2E.binary, ["plugins"], directory: E2E.temporaryDirectory())
+    @Test func pluginsListsEveryTypeWithKeysAndDefaults() async throws {
+        let r = try await runToEnd(E2E.binary, ["plugins"], directory: E2E.temporaryDirectory())
         #expect(r.status == 0)
         for type in ["replay", "exec", "example-speed-alert", "console", "file"] { #expect(r.stdout.contains(type)) }
         #expect(r.stdout.contains("speed: number or \"max\", default 1"))
         #expect(r.stdout.contains("file: string, required"))
     }
 
-    @Test func recordWritesWhatTheHubPublishes() throws {
+    @Test func recordWritesWhatTheHubPublishes() async throws {
         let dir = E2E.temporaryDirectory()
         let env = ["LOCUS_RUNTIME_DIR": dir]
         let config = dir + "/config.yaml"
@@ -60,12 +60,12 @@ import Testing
         let record = try ChildProcess(E2E.binary, ["record", "--output", dir + "/rec.jsonl", "--endpoint", "ipc://\(dir)/publish.sock", "obs.fix."], directory: dir)
         let locus = try ChildProcess(E2E.binary, ["run", config], directory: dir, environment: env)
         let fixes = RecordedMessage.read(E2E.fixture("walk-short.jsonl")).count
-        let done = waitUntil(timeout: 20) { RecordedMessage.read(dir + "/rec.jsonl").count == fixes }
+        let done = await waitUntil(timeout: 20) { RecordedMessage.read(dir + "/rec.jsonl").count == fixes }
         #expect(done, "recorded \(RecordedMessage.read(dir + "/rec.jsonl").count) of \(fixes): \(record.stderr) \(locus.stderr)")
-        #expect(record.terminate().status == 0)
-        #expect(locus.terminate().status == 0)
+        #expect(await record.terminate().status == 0)
+        #expect(await locus.terminate().status == 0)
         // And the recording replays: `locus replay` reads what `locus record` wrote.
-        let replayed = try runToEnd(E2E.binary, ["replay", dir + "/rec.jsonl", "--config", E2E.fixture("golden/speed-alert/config.yaml"), "--include-input"], directory: dir)
+        let replayed = try await runToEnd(E2E.binary, ["replay", dir + "/rec.jsonl", "--config", E2E.fixture("golden/speed-alert/config.yaml"), "--include-input"], directory: dir)
         #expect(replayed.status == 0, "\(replayed.stderr)")
         #expect(replayed.stdout.split(separator: "\n").filter { $0.contains("\"obs.fix.") }.count == fixes)
     }

@@ -13,9 +13,9 @@ import Testing
     @Test func thereAreGoldenCases() { #expect(!Self.cases.isEmpty) }
 
     @Test(arguments: cases)
-    func replayMatchesExpected(name: String) throws {
+    func replayMatchesExpected(name: String) async throws {
         let dir = E2E.fixture("golden/" + name)
-        let r = try runToEnd(E2E.binary, ["replay", dir + "/input.jsonl", "--config", dir + "/config.yaml"], directory: dir)
+        let r = try await runToEnd(E2E.binary, ["replay", dir + "/input.jsonl", "--config", dir + "/config.yaml"], directory: dir)
         #expect(r.status == 0, "\(r.stderr)")
         if ProcessInfo.processInfo.environment["LOCUS_UPDATE_GOLDEN"] == "1" {
             try r.stdout.write(toFile: dir + "/expected.jsonl", atomically: true, encoding: .utf8)
@@ -24,12 +24,12 @@ import Testing
         #expect(!expected.isEmpty)
         #expect(r.stdout == expected)
         // Deterministic: a second run gives the same bytes.
-        let again = try runToEnd(E2E.binary, ["replay", dir + "/input.jsonl", "--config", dir + "/config.yaml"], directory: dir)
+        let again = try await runToEnd(E2E.binary, ["replay", dir + "/input.jsonl", "--config", dir + "/config.yaml"], directory: dir)
         #expect(again.stdout == r.stdout)
         // And every event validates against the schemas.
         let out = E2E.temporaryDirectory() + "/out.jsonl"
         try r.stdout.write(toFile: out, atomically: true, encoding: .utf8)
-        let v = try runToEnd(E2E.python, [E2E.repoRoot + "/tools/validate_messages.py", out], directory: dir)
+        let v = try await runToEnd(E2E.python, [E2E.repoRoot + "/tools/validate_messages.py", out], directory: dir)
         #expect(v.status == 0, "\(v.stdout)\(v.stderr)")
     }
 }

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 @Suite(.serialized) struct HubRobustnessTests {
-    @Test func malformedMessagesAreCountedAndDroppedWhileTheHubKeepsServing() throws {
+    @Test func malformedMessagesAreCountedAndDroppedWhileTheHubKeepsServing() async throws {
         let dir = E2E.temporaryDirectory()
         let config = dir + "/config.yaml"
         try """
@@ -16,14 +16,14 @@ import Testing
         """.write(toFile: config, atomically: true, encoding: .utf8)
         let env = ["LOCUS_RUNTIME_DIR": dir]
         let locus = try ChildProcess(E2E.binary, ["run", config], directory: dir, environment: env)
-        defer { _ = locus.terminate() }
-        let inject = try runToEnd(E2E.python, [E2E.script("inject_malformed.py"), "ipc://\(dir)/ingest.sock", "ext"], directory: dir, timeout: 30)
+        defer { locus.kill9() }
+        let inject = try await runToEnd(E2E.python, [E2E.script("inject_malformed.py"), "ipc://\(dir)/ingest.sock", "ext"], directory: dir, timeout: 30)
         #expect(inject.status == 0, "\(inject.stdout)\(inject.stderr)")
-        let delivered = waitUntil(timeout: 10) { RecordedMessage.read(dir + "/events.jsonl").count == 2 }
+        let delivered = await waitUntil(timeout: 10) { RecordedMessage.read(dir + "/events.jsonl").count == 2 }
         #expect(delivered, "\(RecordedMessage.read(dir + "/events.jsonl").count) messages; \(locus.stderr)")
         #expect(RecordedMessage.read(dir + "/events.jsonl").map(\.seq) == [1, 2])
 
-        let ctl = try runToEnd(E2E.binary, ["ctl", "status", "--json"], directory: dir, environment: env, timeout: 10)
+        let ctl = try await runToEnd(E2E.binary, ["ctl", "status", "--json"], directory: dir, environment: env, timeout: 10)
         #expect(ctl.status == 0, "\(ctl.stderr)")
         let reply = try JSONSerialization.jsonObject(with: Data(ctl.stdout.utf8)) as! [String: Any]
         let hub = (reply["result"] as! [String: Any])["hub"] as! [String: Any]
@@ -37,11 +37,11 @@ import Testing
         #expect(locus.process.isRunning)
         // Logged, with the reason, at a rate limit rather than per message.
         #expect(locus.stderr.contains("unknown_type"))
-        let stop = locus.terminate()
+        let stop = await locus.terminate()
         #expect(stop.status == 0)
     }
 
-    @Test func ctlReportsPluginsAndUnknownCommands() throws {
+    @Test func ctlReportsPluginsAndUnknownCommands() async throws {
         let dir = E2E.temporaryDirectory()
         let config = dir + "/config.yaml"
         try """
@@ -52,32 +52,32 @@ import Testing
         """.write(toFile: config, atomically: true, encoding: .utf8)
         let env = ["LOCUS_RUNTIME_DIR": dir]
         let locus = try ChildProcess(E2E.binary, ["run", config], directory: dir, environment: env)
-        defer { _ = locus.terminate() }
-        let ok = waitUntil(timeout: 10) { FileManager.default.fileExists(atPath: dir + "/control.sock") }
+        defer { locus.kill9() }
+        let ok = await waitUntil(timeout: 10) { FileManager.default.fileExists(atPath: dir + "/control.sock") }
         #expect(ok)
-        let plugins = try runToEnd(E2E.binary, ["ctl", "plugins", "--json"], directory: dir, environment: env, timeout: 10)
+        let plugins = try await runToEnd(E2E.binary, ["ctl", "plugins", "--json"], directory: dir, environment: env, timeout: 10)
         #expect(plugins.status == 0, "\(plugins.stderr)")
         #expect(plugins.stdout.contains("\"console\""))
-        let unknown = try runToEnd(E2E.binary, ["ctl", "frobnicate"], directory: dir, environment: env, timeout: 10)
+        let unknown = try await runToEnd(E2E.binary, ["ctl", "frobnicate"], directory: dir, environment: env, timeout: 10)
         #expect(unknown.status == 1)
         #expect(unknown.stderr.contains("unknown command 'frobnicate'"))
-        #expect(locus.terminate().status == 0)
+        #expect(await locus.terminate().status == 0)
         // Nothing is listening any more: a clear error, exit 1.
-        let gone = try runToEnd(E2E.binary, ["ctl", "status", "--timeout", "0.5"], directory: dir, environment: env, timeout: 10)
+        let gone = try await runToEnd(E2E.binary, ["ctl", "status", "--timeout", "0.5"], directory: dir, environment: env, timeout: 10)
         #expect(gone.status == 1)
         #expect(gone.stderr.contains("locus run"))
     }
 
-    @Test func bindFailureIsARuntimeErrorWithExitCodeOne() throws {
+    @Test func bindFailureIsARuntimeErrorWithExitCodeOne() async throws {
         let dir = E2E.temporaryDirectory()
         let port = Int.random(in: 40000...49000)
         let first = dir + "/first.yaml"
         try "hub:\n  publish: [\"tcp://127.0.0.1:\(port)\"]\n".write(toFile: first, atomically: true, encoding: .utf8)
         let holder = try ChildProcess(E2E.binary, ["run", first], directory: dir, environment: ["LOCUS_RUNTIME_DIR": dir + "/a"])
-        defer { _ = holder.terminate() }
-        #expect(waitUntil(timeout: 10) { holder.stderr.contains("hub started") }, "\(holder.stderr)")
+        defer { holder.kill9() }
+        #expect(await waitUntil(timeout: 10) { holder.stderr.contains("hub started") }, "\(holder.stderr)")
         // A second daemon wanting the same port cannot bind it: a runtime failure, exit 1, endpoint named.
-        let run = try runToEnd(E2E.binary, ["run", first], directory: dir, environment: ["LOCUS_RUNTIME_DIR": dir + "/b"], timeout: 10)
+        let run = try await runToEnd(E2E.binary, ["run", first], directory: dir, environment: ["LOCUS_RUNTIME_DIR": dir + "/b"], timeout: 10)
         #expect(run.status == 1)
         #expect(run.stderr.contains("tcp://127.0.0.1:\(port)"), "\(run.stderr)")
     }

@@ -41,8 +41,12 @@ final class ChildProcess {
     let stderrPath: String
 
     init(_ executable: String, _ arguments: [String], directory: String, environment: [String: String] = [:]) throws {
-        stdoutPath = directory + "/\(UUID().uuidString.prefix(6)).out"
-        stderrPath = directory + "/\(UUID().uuidString.prefix(6)).err"
+        // Output goes to a scratch directory, never into `directory` (which may be a fixture folder).
+        let scratch = NSTemporaryDirectory() + "locus-e2e-output"
+        try? FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
+        let name = UUID().uuidString.prefix(8)
+        stdoutPath = scratch + "/\(name).out"
+        stderrPath = scratch + "/\(name).err"
         FileManager.default.createFile(atPath: stdoutPath, contents: nil)
         FileManager.default.createFile(atPath: stderrPath, contents: nil)
         process.executableURL = URL(fileURLWithPath: executable)
@@ -61,45 +65,49 @@ final class ChildProcess {
     var stderr: String { (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? "" }
 
     /// Waits up to `timeout` seconds; returns the exit status, or nil if still running.
-    func wait(timeout: Double) -> Int32? {
+    func wait(timeout: Double) async -> Int32? {
         let deadline = Date().addingTimeInterval(timeout)
-        while process.isRunning && Date() < deadline { usleep(10_000) }
+        // Sleeping, not blocking: tests share the cooperative thread pool with the code under test.
+        while process.isRunning && Date() < deadline { try? await Task.sleep(nanoseconds: 10_000_000) }
         if process.isRunning { return nil }
         return process.terminationStatus
     }
 
     /// Sends SIGTERM and returns (status, seconds until exit), killing it after `timeout`.
-    func terminate(timeout: Double = 5) -> (status: Int32?, seconds: Double) {
+    func terminate(timeout: Double = 5) async -> (status: Int32?, seconds: Double) {
         let start = Date()
         kill(process.processIdentifier, SIGTERM)
-        let status = wait(timeout: timeout)
+        let status = await wait(timeout: timeout)
         let seconds = Date().timeIntervalSince(start)
         if status == nil { kill(process.processIdentifier, SIGKILL); process.waitUntilExit() }
         return (status, seconds)
     }
 
-    deinit {
+    /// Kills the process at once (for `defer`, where a test cannot wait).
+    func kill9() {
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }
     }
+
+    deinit { kill9() }
 }
 
 /// Runs a program to completion and returns its status and output.
 @discardableResult
 func runToEnd(_ executable: String, _ arguments: [String], directory: String, environment: [String: String] = [:],
-              timeout: Double = 60) throws -> (status: Int32, stdout: String, stderr: String) {
+              timeout: Double = 60) async throws -> (status: Int32, stdout: String, stderr: String) {
     let child = try ChildProcess(executable, arguments, directory: directory, environment: environment)
-    guard let status = child.wait(timeout: timeout) else {
+    guard let status = await child.wait(timeout: timeout) else {
         kill(child.process.processIdentifier, SIGKILL)
         return (-1, child.stdout, child.stderr + "\n(timed out after \(timeout) s)")
     }
     return (status, child.stdout, child.stderr)
 }
 
-func waitUntil(timeout: Double, _ condition: () -> Bool) -> Bool {
+func waitUntil(timeout: Double, _ condition: () -> Bool) async -> Bool {
     let deadline = Date().addingTimeInterval(timeout)
     while Date() < deadline {
         if condition() { return true }
-        usleep(20_000)
+        try? await Task.sleep(nanoseconds: 20_000_000)
     }
     return condition()
 }

@@ -43,7 +43,7 @@ import Testing
         return path
     }
 
-    @Test func subscribersInPythonAndCReceiveEveryMessageInOrderAndAllValidateAgainstTheSchemas() throws {
+    @Test func subscribersInPythonAndCReceiveEveryMessageInOrderAndAllValidateAgainstTheSchemas() async throws {
         let dir = E2E.temporaryDirectory()
         let env = ["LOCUS_RUNTIME_DIR": dir]
         // Fixes and ticks share the replay's sequence, so subscribe to both to see every number.
@@ -51,7 +51,7 @@ import Testing
         let count = fixes + Self.walkTickCount
         #expect(fixes > 50)
         // Build the C example subscriber.
-        let make = try runToEnd("/usr/bin/make", ["-C", E2E.repoRoot + "/examples/c", "OUT=\(dir)/csub"], directory: dir)
+        let make = try await runToEnd("/usr/bin/make", ["-C", E2E.repoRoot + "/examples/c", "OUT=\(dir)/csub"], directory: dir)
         #expect(make.status == 0, "\(make.stdout)\(make.stderr)")
         let cBinary = FileManager.default.isExecutableFile(atPath: dir + "/csub") ? dir + "/csub" : E2E.repoRoot + "/examples/c/subscriber"
         // Subscribers first (ZeroMQ connects retry until the hub binds); the replay waits 1.5 s for them.
@@ -60,11 +60,11 @@ import Testing
                                                 "--out", dir + "/py.jsonl"], directory: dir)
         let c = try ChildProcess(cBinary, ["-e", "ipc://\(dir)/publish.sock", "-n", "\(count)", "-t", "60000", "obs.fix.", "clock.tick"], directory: dir)
         let locus = try ChildProcess(E2E.binary, ["run", config(dir)], directory: dir, environment: env)
-        #expect(py.wait(timeout: 60) == 0, "python subscriber: \(py.stderr)")
-        #expect(c.wait(timeout: 30) == 0, "C subscriber: \(c.stderr)")
+        #expect(await py.wait(timeout: 60) == 0, "python subscriber: \(py.stderr)")
+        #expect(await c.wait(timeout: 30) == 0, "C subscriber: \(c.stderr)")
         // Let the service and sink catch up, then stop.
-        Thread.sleep(forTimeInterval: 0.5)
-        let stop = locus.terminate()
+        try await Task.sleep(nanoseconds: 500_000_000)
+        let stop = await locus.terminate()
         #expect(stop.status == 0, "locus: \(locus.stderr)")
 
         let received = RecordedMessage.read(dir + "/py.jsonl")
@@ -84,20 +84,20 @@ import Testing
         #expect(archived.contains { $0.type == "clock.tick" })
 
         // Every message the pipeline emitted validates against the published JSON Schemas.
-        let validation = try runToEnd(E2E.python, [E2E.repoRoot + "/tools/validate_messages.py", dir + "/events.jsonl", dir + "/py.jsonl"], directory: dir)
+        let validation = try await runToEnd(E2E.python, [E2E.repoRoot + "/tools/validate_messages.py", dir + "/events.jsonl", dir + "/py.jsonl"], directory: dir)
         #expect(validation.status == 0, "\(validation.stdout)\(validation.stderr)")
     }
 
-    @Test func sigtermExitsCleanlyWithinTwoSecondsAndKeepsWhatTheFileSinkWrote() throws {
+    @Test func sigtermExitsCleanlyWithinTwoSecondsAndKeepsWhatTheFileSinkWrote() async throws {
         let dir = E2E.temporaryDirectory()
         let locus = try ChildProcess(E2E.binary, ["run", config(dir, startDelay: 0)], directory: dir, environment: ["LOCUS_RUNTIME_DIR": dir])
         let fixes = Self.walkFixCount
         // The replay plays out at full speed; wait until the sink has written all of it.
-        let complete = waitUntil(timeout: 20) {
+        let complete = await waitUntil(timeout: 20) {
             RecordedMessage.read(dir + "/events.jsonl").filter { $0.topic.hasPrefix("obs.fix.") }.count == fixes
         }
         #expect(complete, "file sink has \(RecordedMessage.read(dir + "/events.jsonl").count) lines; locus: \(locus.stderr)")
-        let stop = locus.terminate()
+        let stop = await locus.terminate()
         #expect(stop.status == 0)
         #expect(stop.seconds < 2.0, "took \(stop.seconds) s to exit")
         let text = try String(contentsOfFile: dir + "/events.jsonl", encoding: .utf8)
@@ -108,7 +108,7 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: dir + "/publish.sock"), "ipc socket file left behind")
     }
 
-    @Test func externalPythonSourceStartedByExecIsSeenBySubscribers() throws {
+    @Test func externalPythonSourceStartedByExecIsSeenBySubscribers() async throws {
         let dir = E2E.temporaryDirectory()
         let exec = """
           - type: exec
@@ -124,8 +124,8 @@ import Testing
         """
         let locus = try ChildProcess(E2E.binary, ["run", config(dir, extraSources: exec, sinks: sinks, speed: "1", startDelay: 30)],
                                      directory: dir, environment: ["LOCUS_RUNTIME_DIR": dir])
-        let got = waitUntil(timeout: 20) { RecordedMessage.read(dir + "/events.jsonl").filter { $0.type == "obs.fix" }.count >= 10 }
-        let stop = locus.terminate()
+        let got = await waitUntil(timeout: 20) { RecordedMessage.read(dir + "/events.jsonl").filter { $0.type == "obs.fix" }.count >= 10 }
+        let stop = await locus.terminate()
         let messages = RecordedMessage.read(dir + "/events.jsonl")
         #expect(got, "locus: \(locus.stderr)")
         #expect(stop.status == 0)
@@ -137,7 +137,7 @@ import Testing
         #expect(locus.stderr.contains("pyfix"))
     }
 
-    @Test func aFailingPluginIsRestartedWithBackoffWhileTheHubKeepsServingOthers() throws {
+    @Test func aFailingPluginIsRestartedWithBackoffWhileTheHubKeepsServingOthers() async throws {
         let dir = E2E.temporaryDirectory()
         let failing = """
           - type: exec
@@ -152,10 +152,10 @@ import Testing
         """
         let locus = try ChildProcess(E2E.binary, ["run", config(dir, extraSources: failing, sinks: sinks, speed: "100", startDelay: 0)],
                                      directory: dir, environment: ["LOCUS_RUNTIME_DIR": dir])
-        let restarted = waitUntil(timeout: 15) {
+        let restarted = await waitUntil(timeout: 15) {
             RecordedMessage.read(dir + "/events.jsonl").filter { $0.topic == "status.flaky" && ($0.payload["state"] as? String) == "restarting" }.count >= 3
         }
-        let stop = locus.terminate()
+        let stop = await locus.terminate()
         #expect(restarted, "locus: \(locus.stderr)")
         #expect(stop.status == 0)
         let statuses = RecordedMessage.read(dir + "/events.jsonl").filter { $0.topic == "status.flaky" }

@@ -10,7 +10,8 @@
  * 1 on a ZeroMQ error, or if any message was malformed (reported, skipped, and not counted);
  * 2 on bad usage.
  *
- * The default endpoint follows the Locus runtime: ipc://$LOCUS_RUNTIME_DIR/publish.sock, else
+ * The default endpoint is $LOCUS_PUBLISH_ENDPOINT (set when Locus's exec plugin runs the
+ * program), else the hub's ipc socket: ipc://$LOCUS_RUNTIME_DIR/publish.sock, else
  * ipc://$XDG_RUNTIME_DIR/locus/publish.sock, else ipc:///tmp/locus-<uid>/publish.sock.
  * See docs/protocol.md for the message format.
  */
@@ -141,14 +142,30 @@ static void check_sequence(const char *id, unsigned long long seq, int filtered)
     p->last_seq = seq;
 }
 
+/* Length of `dir` without trailing slashes (but keeping a lone "/"), as Locus trims it. */
+static int trimmed_length(const char *dir)
+{
+    size_t n = strlen(dir);
+    while (n > 1 && dir[n - 1] == '/')
+        n--;
+    return (int)n;
+}
+
+/*
+ * The hub's publish endpoint: $LOCUS_PUBLISH_ENDPOINT when Locus's exec plugin started us,
+ * else the ipc socket in the runtime directory, found by the same rule as the Locus runtime.
+ */
 static void default_endpoint(char *buf, size_t size)
 {
+    const char *given = getenv("LOCUS_PUBLISH_ENDPOINT");
     const char *dir = getenv("LOCUS_RUNTIME_DIR");
     const char *xdg = getenv("XDG_RUNTIME_DIR");
-    if (dir != NULL && dir[0] != '\0')
-        snprintf(buf, size, "ipc://%s/publish.sock", dir);
+    if (given != NULL && given[0] != '\0')
+        snprintf(buf, size, "%s", given);
+    else if (dir != NULL && dir[0] != '\0')
+        snprintf(buf, size, "ipc://%.*s/publish.sock", trimmed_length(dir), dir);
     else if (xdg != NULL && xdg[0] != '\0')
-        snprintf(buf, size, "ipc://%s/locus/publish.sock", xdg);
+        snprintf(buf, size, "ipc://%.*s/locus/publish.sock", trimmed_length(xdg), xdg);
     else
         snprintf(buf, size, "ipc:///tmp/locus-%lu/publish.sock", (unsigned long)getuid());
 }

@@ -8,8 +8,8 @@ Or run it by hand, naming the endpoint and id yourself:
     LOCUS_INGEST_ENDPOINT=ipc://$XDG_RUNTIME_DIR/locus/ingest.sock LOCUS_PLUGIN_ID=sim0 \\
         examples/python/source.py --count 10
 
-The fixes walk a 50 m circle around 0°N 0°E (in the Gulf of Guinea) at 1.4 m/s, marked
-quality "simulated". Logs go to stderr; stdout is not used. SIGTERM or Ctrl-C stops it
+The fixes walk a circle around 0°N 0°E (in the Gulf of Guinea) at 1.4 m/s, marked quality
+"simulated"; its radius is --radius, else $EXAMPLE_RADIUS_M, else 50 m. Logs go to stderr; stdout is not used. SIGTERM or Ctrl-C stops it
 promptly with exit status 0.
 """
 
@@ -24,7 +24,6 @@ import time
 
 import zmq
 
-RADIUS_M = 50.0
 SPEED_MS = 1.4
 METRES_PER_DEGREE = 111_320.0  # at the equator; plenty for a 50 m circle
 SEGMENT = re.compile(r"[a-z0-9_-]{1,64}")
@@ -47,10 +46,10 @@ def utc_iso_ms(seconds):
     return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(ms // 1000)) + f".{ms % 1000:03d}Z"
 
 
-def fix_body(producer, source, seq, now, t):
+def fix_body(producer, source, seq, now, t, radius):
     """One envelope, keys in Locus's order. `t` is seconds since start: position on the circle."""
-    angle = SPEED_MS * t / RADIUS_M  # radians, anticlockwise from east
-    north, east = RADIUS_M * math.sin(angle), RADIUS_M * math.cos(angle)
+    angle = SPEED_MS * t / radius  # radians, anticlockwise from east
+    north, east = radius * math.sin(angle), radius * math.cos(angle)
     # Moving anticlockwise, the velocity points along (-sin, cos) in (east, north).
     course = fixed(math.degrees(math.atan2(-math.sin(angle), math.cos(angle))) % 360, 2)
     if course == "360":  # 359.996 rounds up; the wire range is 0 <= course < 360
@@ -98,9 +97,17 @@ def main():
     parser = argparse.ArgumentParser(description="Publish simulated obs.fix messages to a Locus hub.")
     parser.add_argument("--rate", type=float, default=1.0, help="fixes per second (default 1)")
     parser.add_argument("--count", type=int, help="stop after N fixes (default: run until stopped)")
+    parser.add_argument("--radius", type=float, help="radius of the circle in metres (default: $EXAMPLE_RADIUS_M, else 50)")
     args = parser.parse_args()
+    if args.radius is None:
+        try:
+            args.radius = float(os.environ.get("EXAMPLE_RADIUS_M") or 50)
+        except ValueError:
+            parser.error(f"EXAMPLE_RADIUS_M={os.environ['EXAMPLE_RADIUS_M']!r} is not a number")
     if not args.rate > 0:
         parser.error("--rate must be > 0")
+    if not 1 <= args.radius <= 10_000:
+        parser.error("--radius must be between 1 and 10000 metres")
 
     endpoint = os.environ.get("LOCUS_INGEST_ENDPOINT")
     plugin_id = os.environ.get("LOCUS_PLUGIN_ID")
@@ -134,7 +141,8 @@ def main():
         while not Stop.requested and (args.count is None or sent < args.count):
             now = time.time()
             sent += 1
-            pub.send_multipart([topic, fix_body(plugin_id, plugin_id, sent, now, now - start).encode()])
+            body = fix_body(plugin_id, plugin_id, sent, now, now - start, args.radius)
+            pub.send_multipart([topic, body.encode()])
             while pub.poll(0):
                 pub.recv()  # later subscription frames; read them so they do not pile up
             next_at += 1 / args.rate

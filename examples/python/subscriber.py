@@ -30,10 +30,15 @@ import zmq
 def runtime_dir():
     """Where the hub puts its ipc sockets: the same rule as the Locus runtime."""
     if os.environ.get("LOCUS_RUNTIME_DIR"):
-        return os.environ["LOCUS_RUNTIME_DIR"]
+        return os.environ["LOCUS_RUNTIME_DIR"].rstrip("/") or "/"
     if os.environ.get("XDG_RUNTIME_DIR"):
-        return os.path.join(os.environ["XDG_RUNTIME_DIR"], "locus")
+        return os.environ["XDG_RUNTIME_DIR"].rstrip("/") + "/locus"
     return f"/tmp/locus-{os.getuid()}"
+
+
+def default_endpoint():
+    # Set when Locus's exec plugin runs this program; otherwise find the hub's ipc socket.
+    return os.environ.get("LOCUS_PUBLISH_ENDPOINT") or f"ipc://{runtime_dir()}/publish.sock"
 
 
 class GapDetector:
@@ -98,7 +103,7 @@ def main():
     parser = argparse.ArgumentParser(description="Print messages from a Locus bus.")
     parser.add_argument("prefixes", nargs="*", metavar="PREFIX",
                         help="topic prefixes to subscribe to, e.g. obs.fix. (default: everything)")
-    parser.add_argument("--endpoint", default=f"ipc://{runtime_dir()}/publish.sock",
+    parser.add_argument("--endpoint", default=default_endpoint(),
                         help="the hub's publish endpoint (default: %(default)s)")
     parser.add_argument("--json", action="store_true", help="print recording-format JSON lines")
     parser.add_argument("--count", type=int, metavar="N", help="exit after N messages")

@@ -19,10 +19,15 @@ public struct ConfigLoader: Sendable {
         self.logger = logger
     }
 
+    /// Producer ids the runtime uses for itself: status events (`locus`), wall ticks (`clock`),
+    /// the hub. A plugin with one of them would share its sequence numbers.
+    static let reservedIDs: Set<String> = ["locus", "clock", "hub"]
+
     public enum Mode: Sendable, Equatable {
         /// A daemon config: hub, log, sources, services, sinks.
         case full
-        /// For `locus replay FILE --config C`: only `services:` (and `log:`) may appear, and
+        /// For `locus replay FILE --config C`: only `services:` (and `log:`) are read — `hub`,
+        /// `sources` and `sinks` are skipped, so a daemon's config works as it is — and
         /// subscriptions are checked assuming the replay provides `obs.` and `clock.tick`.
         case servicesOnly
     }
@@ -189,7 +194,7 @@ final class ConfigLoadSession {
                     continue
                 }
                 if mode == .servicesOnly, name != "services", name != "log" {
-                    report(pair.key, "'\(name)' is not allowed in a services-only config (locus replay --config); only 'services' (and 'log') may appear, the replay provides the sources and the hub")
+                    // The recording takes the place of the sources, stdout of the sinks.
                     continue
                 }
                 sections[name] = pair
@@ -479,7 +484,9 @@ final class ConfigLoadSession {
             let (node, ok) = substitute(raw, path: "id")
             if ok, let text = string(node, key: "id", expected: "a plugin id such as 'gps0'") {
                 if Topic.isValidSegment(text) {
-                    if let first = ids[text] {
+                    if ConfigLoader.reservedIDs.contains(text) {
+                        report(node, "id '\(text)' is reserved: the runtime publishes as '\(text)' itself (\(ConfigLoader.reservedIDs.sorted().joined(separator: ", ")) are taken); choose another id")
+                    } else if let first = ids[text] {
                         report(node, "duplicate id '\(text)'; the \(first.subject) at line \(first.position.line) already uses it (ids must be unique across sources, services and sinks)")
                     } else {
                         id = text

@@ -31,7 +31,8 @@ public final class Daemon: @unchecked Sendable {
             ingestEndpoints: configuration.hub.ingest,
             publishEndpoints: configuration.hub.publish,
             maxMessageBytes: configuration.hub.maxMessageBytes,
-            highWaterMark: configuration.hub.highWaterMark)
+            highWaterMark: configuration.hub.highWaterMark,
+            validatePayloads: configuration.hub.validatePayloads)
         let hub = Hub(configuration: hubConfig, registry: registry, context: context, logger: Logger(label: "locus.hub"))
         try hub.start()
         let control = ControlServer(context: context, endpoint: configuration.hub.control, logger: Logger(label: "locus.control")) {

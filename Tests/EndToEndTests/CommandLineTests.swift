@@ -37,6 +37,28 @@ import Testing
         #expect(version.stdout.contains("."))
     }
 
+    @Test func subPrintsEventsAndExitsCleanlyOnCtrlC() async throws {
+        let dir = E2E.temporaryDirectory()
+        let env = ["LOCUS_RUNTIME_DIR": dir]
+        let config = dir + "/config.yaml"
+        try """
+        sources:
+          - type: replay
+            id: walk
+            file: \(E2E.fixture("walk-short.jsonl"))
+            speed: 200
+            start_delay: 1
+        """.write(toFile: config, atomically: true, encoding: .utf8)
+        // No --endpoint: `sub` finds the daemon's default endpoint from the environment.
+        let sub = try ChildProcess(E2E.binary, ["sub", "obs.fix."], directory: dir, environment: env)
+        let locus = try ChildProcess(E2E.binary, ["run", config], directory: dir, environment: env)
+        let printed = await waitUntil(timeout: 15) { sub.stdout.contains("obs.fix.gps0 [walk#") }
+        #expect(printed, "\(sub.stdout) \(sub.stderr)")
+        kill(sub.process.processIdentifier, SIGINT)
+        #expect(await sub.wait(timeout: 2) == 0)
+        #expect(await locus.terminate().status == 0)
+    }
+
     @Test func pluginsListsEveryTypeWithKeysAndDefaults() async throws {
         let r = try await runToEnd(E2E.binary, ["plugins"], directory: E2E.temporaryDirectory())
         #expect(r.status == 0)

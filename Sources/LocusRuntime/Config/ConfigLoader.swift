@@ -104,7 +104,7 @@ public struct ConfigLoader: Sendable {
 /// The state of one `load`: collects errors as it walks the document.
 final class ConfigLoadSession {
     static let sectionNames = ["hub", "log", "sources", "services", "sinks"]
-    static let hubKeys = ["ingest", "publish", "control", "max_message_bytes", "high_water_mark", "tick_interval", "external_topics"]
+    static let hubKeys = ["ingest", "publish", "control", "max_message_bytes", "high_water_mark", "tick_interval", "external_topics", "validate_payloads"]
     static let logKeys = ["level"]
     static let entryKeys = ["type", "id", "enabled"]
     /// Produced by the runtime itself whatever the config says.
@@ -292,6 +292,10 @@ final class ConfigLoadSession {
                     if x.isFinite, r.contains(x) { hub.tickInterval = x } else {
                         report(value, "'hub.tick_interval' must be between \(r.lowerBound) and \(Int(r.upperBound)) seconds, found \(value.stringValue ?? "\(x)")")
                     }
+                }
+            case "validate_payloads":
+                if case .scalar(let text) = value, !value.isNull, let b = Bool.construct(from: text) { hub.validatePayloads = b } else {
+                    report(value, "expected true or false for 'hub.validate_payloads', found \(value.foundDescription)")
                 }
             case "external_topics":
                 if let list = stringList(value, key: "hub.external_topics", expected: "a list of topic prefixes such as [\"region.\"]") {

@@ -35,6 +35,10 @@ let package = Package(
             dependencies: [.product(name: "Logging", package: "swift-log")]
         ),
         .target(
+            name: "LocusNMEA",
+            dependencies: ["LocusCore"]
+        ),
+        .target(
             name: "LocusBus",
             dependencies: ["CZeroMQ", "LocusCore", .product(name: "Logging", package: "swift-log")]
         ),
@@ -66,6 +70,7 @@ let package = Package(
             path: "Benchmarks/locus-bench"
         ),
         .testTarget(name: "LocusCoreTests", dependencies: ["LocusCore"]),
+        .testTarget(name: "LocusNMEATests", dependencies: ["LocusNMEA", "LocusCore"], resources: [.copy("Fixtures")]),
         .testTarget(name: "LocusBusTests", dependencies: ["LocusBus", "LocusCore", "CZeroMQ"]),
         .testTarget(
             name: "LocusRuntimeTests",

@@ -33,6 +33,37 @@ struct SubscriberLoop {
     }
 }
 
+/// What `sub` and `record` share: where to connect, what to select, when to stop.
+struct SubscriptionOptions: ParsableArguments {
+    @Option(name: .shortAndLong, help: "Publish endpoint of the hub, e.g. ipc:///run/locus/publish.sock or tcp://127.0.0.1:5556.")
+    var endpoint: String?
+
+    @Option(name: .long, help: "Config file to read the default endpoint from.")
+    var config: String?
+
+    @Option(name: .shortAndLong, help: "Stop after this many messages.")
+    var count: Int?
+
+    @Option(name: .long, help: "Stop after this many seconds.")
+    var duration: Double?
+
+    @Argument(help: "Topic prefixes, e.g. obs.fix. status. (default: everything).")
+    var prefixes: [String] = []
+
+    func validate() throws {
+        for p in prefixes where !Topic.isValidPrefix(p) {
+            throw ValidationError("'\(p)' is not a topic prefix: lower-case segments of a-z 0-9 _ - joined by dots, e.g. obs.fix.")
+        }
+    }
+
+    /// The loop for these options; the endpoint defaults to where `locus run` publishes.
+    func loop() throws -> SubscriberLoop {
+        let target = endpoint ?? ConfigSupport.defaultEndpoints(configPath: config).publish
+        do { try Endpoint.validate(target) } catch { throw ValidationError("\(error)") }
+        return SubscriberLoop(endpoint: target, prefixes: prefixes, count: count, duration: duration)
+    }
+}
+
 struct SubCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sub",
@@ -44,39 +75,14 @@ struct SubCommand: AsyncParsableCommand {
         """
     )
 
-    @Option(name: .shortAndLong, help: "Publish endpoint of the hub, e.g. ipc:///run/locus/publish.sock or tcp://127.0.0.1:5556.")
-    var endpoint: String?
-
-    @Option(name: .long, help: "Config file to read the default endpoint from.")
-    var config: String?
+    @OptionGroup var subscription: SubscriptionOptions
 
     @Flag(name: .long, help: "Print recording-format JSON lines instead of readable lines.")
     var json = false
 
-    @Option(name: .shortAndLong, help: "Exit after this many messages.")
-    var count: Int?
-
-    @Option(name: .long, help: "Exit after this many seconds.")
-    var duration: Double?
-
-    @Argument(help: "Topic prefixes to subscribe to (default: everything).")
-    var prefixes: [String] = []
-
-    func validate() throws {
-        for p in prefixes where !Topic.isValidPrefix(p) {
-            throw ValidationError("'\(p)' is not a topic prefix: lower-case segments of a-z 0-9 _ - joined by dots, e.g. obs.fix.")
-        }
-    }
-
     func run() async throws {
-        let target = endpoint ?? ConfigSupport.defaultEndpoints(configPath: config).publish
-        do {
-            try Endpoint.validate(target)
-        } catch {
-            throw ValidationError("\(error)")
-        }
         let registry = ConfigSupport.registry
-        let loop = SubscriberLoop(endpoint: target, prefixes: prefixes, count: count, duration: duration)
+        let loop = try subscription.loop()
         do {
             try loop.run { topic, body in
                 let line: String
@@ -107,30 +113,10 @@ struct RecordCommand: AsyncParsableCommand {
     @Option(name: .shortAndLong, help: "File to append to ('-' for standard output).")
     var output: String
 
-    @Option(name: .shortAndLong, help: "Publish endpoint of the hub (default: as for `locus sub`).")
-    var endpoint: String?
-
-    @Option(name: .long, help: "Config file to read the default endpoint from.")
-    var config: String?
-
-    @Option(name: .shortAndLong, help: "Stop after this many messages.")
-    var count: Int?
-
-    @Option(name: .long, help: "Stop after this many seconds.")
-    var duration: Double?
-
-    @Argument(help: "Topic prefixes to record (default: everything).")
-    var prefixes: [String] = []
-
-    func validate() throws {
-        for p in prefixes where !Topic.isValidPrefix(p) {
-            throw ValidationError("'\(p)' is not a topic prefix: lower-case segments of a-z 0-9 _ - joined by dots, e.g. obs.fix.")
-        }
-    }
+    @OptionGroup var subscription: SubscriptionOptions
 
     func run() async throws {
-        let target = endpoint ?? ConfigSupport.defaultEndpoints(configPath: config).publish
-        do { try Endpoint.validate(target) } catch { throw ValidationError("\(error)") }
+        let loop = try subscription.loop()
         let handle: FileHandle
         if output == "-" {
             handle = FileHandle.standardOutput
@@ -148,7 +134,6 @@ struct RecordCommand: AsyncParsableCommand {
             h.seekToEndOfFile()
             handle = h
         }
-        let loop = SubscriberLoop(endpoint: target, prefixes: prefixes, count: count, duration: duration)
         do {
             try loop.run { topic, body in
                 try handle.write(contentsOf: RecordingLine.encode(topic: topic, body: body))

@@ -8,6 +8,7 @@ let pluginTargets: [(name: String, folder: String, extra: [Target.Dependency])] 
     ("LocusFileSink", "File", []),
     ("LocusExec", "Exec", []),
     ("LocusExampleSpeedAlert", "ExampleSpeedAlert", []),
+    ("LocusGpsdSource", "Gpsd", []),
 ]
 
 let package = Package(
@@ -80,6 +81,11 @@ let package = Package(
         .testTarget(
             name: "PluginTests",
             dependencies: ["LocusPlugins", "LocusCore"] + pluginTargets.map { .target(name: $0.name) }
+        ),
+        .testTarget(
+            name: "GpsdPluginTests",
+            dependencies: ["LocusGpsdSource", "LocusCore", .product(name: "Logging", package: "swift-log")],
+            resources: [.copy("Fixtures")]
         ),
         .testTarget(
             name: "EndToEndTests",

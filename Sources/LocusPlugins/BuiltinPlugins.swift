@@ -3,6 +3,7 @@ import LocusCore
 import LocusExampleSpeedAlert
 import LocusExec
 import LocusFileSink
+import LocusGpsdSource
 import LocusReplay
 
 /// Every plugin type built into Locus: the one list the runtime and `locus plugins` read.
@@ -10,6 +11,7 @@ import LocusReplay
 public enum BuiltinPlugins {
     public static let all: [PluginFactory] = [
         ReplayPlugin.factory,
+        GpsdPlugin.factory,
         ExecPlugin.factory,
         ExampleSpeedAlertPlugin.factory,
         ConsolePlugin.factory,
@@ -19,6 +21,7 @@ public enum BuiltinPlugins {
     /// Plugin folder → factory type, for the completeness test.
     public static let folders: [String: String] = [
         "Replay": "replay",
+        "Gpsd": "gpsd",
         "Exec": "exec",
         "ExampleSpeedAlert": "example-speed-alert",
         "Console": "console",

@@ -1,0 +1,269 @@
+import LocusCore
+
+/// Merges sentences sharing a UTC time of day into one epoch and emits its `Fix` (and
+/// `SkyView`) when the epoch closes: when a sentence with another time arrives, or at `flush`.
+///
+/// Untimed sentences (GSA, GSV, VTG, HDT) belong to the epoch open when they arrive.
+/// The date comes from RMC (field 9) or ZDA (fields 2–4); between them it advances by one day
+/// when the time of day falls back by more than 12 hours (midnight UTC).
+public struct NMEAEpochAssembler {
+    static let millisecondsPerDay = 86_400_000
+
+    public let options: NMEADecoderOptions
+    /// Decoding counters (its `framing` part stays zero: the framer keeps those).
+    public private(set) var statistics = NMEAStatistics()
+    private var current: NMEAEpoch?
+    /// Last known date (days since 1970) and the time of day it applies to.
+    private var days: Int?
+    private var lastTimeOfDay: Int?
+    private var sky = NMEASkyAssembler()
+    private let fallbackDays: Int?
+    /// Midnights passed while dating epochs with `fallbackDays`.
+    private var fallbackDayOffset = 0
+
+    /// An assembler with no date yet (see `NMEADecoderOptions.fallbackDate`).
+    public init(options: NMEADecoderOptions = .init()) {
+        self.options = options
+        // Floor division: the UTC day containing the instant, also before 1970.
+        let day = Int64(Self.millisecondsPerDay)
+        fallbackDays = options.fallbackDate.map { t in
+            Int(t.milliseconds >= 0 ? t.milliseconds / day : (t.milliseconds - day + 1) / day)
+        }
+    }
+
+    /// Decodes one sentence into the current epoch, emitting the previous epoch if this one
+    /// starts a new time of day.
+    public mutating func handle(_ s: NMEASentenceView, emit: (NMEAObservation) -> Void) {
+        let address = s.field(0)
+        let talker = s.talker
+        let formatter = s.formatter
+        guard address.count == 5 else {
+            if address.first == UInt8(ascii: "P") { statistics.proprietary += 1 } else { statistics.unsupported += 1 }
+            return
+        }
+        if address[0] == UInt8(ascii: "P") {
+            // Quectel's `PQGSA`/`PQGSV` are standard sentences with a QZSS talker, not proprietary.
+            let standard = formatter == nmeaFormatter("GSA") || formatter == nmeaFormatter("GSV")
+            guard talker == nmeaTalker("PQ"), standard else {
+                statistics.proprietary += 1
+                return
+            }
+        }
+        switch formatter {
+        case nmeaFormatter("GGA"):
+            let g = GGA(s)
+            guard var e = open(g.time, positionValid: (g.quality ?? 0) > 0 && g.latitude != nil, emit: emit) else { return }
+            e.hasPositionSentence = true
+            e.ggaQuality = g.quality
+            if let q = g.quality, q > 0, let lat = g.latitude, let lon = g.longitude {
+                e.latitude = lat
+                e.longitude = lon
+                if let a = g.altitudeMSL { e.altitudeMSL = a }
+                if let n = g.geoidSeparation { e.geoidSeparation = n }
+            }
+            if let n = g.satellites { e.satellitesUsed = n }
+            if let h = g.hdop { e.hdop = h }
+            current = e
+        case nmeaFormatter("RMC"):
+            let r = RMC(s)
+            guard var e = open(r.time, positionValid: r.status == UInt8(ascii: "A") && r.latitude != nil, emit: emit) else { return }
+            e.hasPositionSentence = true
+            if let d = r.date { setDate(d, epoch: &e) }
+            if r.mode != nil { e.modeIndicator = r.mode }
+            if r.status == UInt8(ascii: "A"), r.mode != NMEAModeIndicator.notValid,
+               let lat = r.latitude, let lon = r.longitude {
+                e.statusValid = true
+                e.latitude = lat
+                e.longitude = lon
+                if let k = r.speedKnots { e.speed = k * NMEAUnits.metresPerSecondPerKnot }
+                if let c = r.course { e.course = c }
+            }
+            current = e
+        case nmeaFormatter("GLL"):
+            let g = GLL(s)
+            guard var e = open(g.time, positionValid: g.status != UInt8(ascii: "V") && g.latitude != nil, emit: emit) else { return }
+            e.hasPositionSentence = true
+            if g.mode != nil { e.modeIndicator = g.mode }
+            if g.status == UInt8(ascii: "A"), g.mode != NMEAModeIndicator.notValid,
+               let lat = g.latitude, let lon = g.longitude {
+                e.statusValid = true
+                e.latitude = lat
+                e.longitude = lon
+            }
+            current = e
+        case nmeaFormatter("GNS"):
+            let g = GNS(s)
+            guard var e = open(g.time, positionValid: g.mode != NMEAModeIndicator.notValid && g.latitude != nil, emit: emit) else { return }
+            e.hasPositionSentence = true
+            if g.mode != nil { e.modeIndicator = g.mode }
+            if g.mode != nil, g.mode != NMEAModeIndicator.notValid, let lat = g.latitude, let lon = g.longitude {
+                e.statusValid = true
+                e.latitude = lat
+                e.longitude = lon
+                if let a = g.altitudeMSL { e.altitudeMSL = a }
+                if let n = g.geoidSeparation { e.geoidSeparation = n }
+            }
+            if let n = g.satellites { e.satellitesUsed = n }
+            if let h = g.hdop { e.hdop = h }
+            current = e
+        case nmeaFormatter("ZDA"):
+            let z = ZDA(s)
+            guard var e = open(z.time, positionValid: false, emit: emit) else { return }
+            if let d = z.date { setDate(d, epoch: &e) }
+            current = e
+        case nmeaFormatter("GST"):
+            let g = GST(s)
+            guard var e = open(g.time, positionValid: false, emit: emit) else { return }
+            e.sigmaLatitude = g.sigmaLatitude
+            e.sigmaLongitude = g.sigmaLongitude
+            e.sigmaAltitude = g.sigmaAltitude
+            current = e
+        case nmeaFormatter("GSA"):
+            // A GSA before the first timed sentence (start of a log) goes to the first epoch.
+            if current == nil, lastTimeOfDay == nil {
+                statistics.decoded += 1
+                current = NMEAEpoch(timeOfDay: -1, days: nil)
+            }
+            guard var e = attach() else { return }
+            let g = GSA(s)
+            if let t = g.fixType { e.gsaFixType = t }
+            if let v = g.pdop { e.pdop = v }
+            if let v = g.hdop { e.hdop = v }
+            if let v = g.vdop { e.vdop = v }
+            // A GN receiver sends one GSA per system; they add up within the epoch.
+            if !e.sawGSA { e.used.removeAll(keepingCapacity: true); e.sawGSA = true }
+            let tk = talker
+            GSA.forEachPRN(s) { prn in
+                let c = NMEAConstellation.of(prn: prn, talker: tk, systemId: g.systemId)
+                e.used.append(UInt32(c.rawValue) << 16 | UInt32(truncatingIfNeeded: prn))
+            }
+            current = e
+        case nmeaFormatter("GSV"):
+            guard current != nil else { statistics.outsideEpoch += 1; return }
+            statistics.decoded += 1
+            sky.add(s, talker: talker)
+        case nmeaFormatter("VTG"):
+            guard var e = attach() else { return }
+            let v = VTG(s)
+            if v.mode != NMEAModeIndicator.notValid {
+                if let c = v.course { e.course = c }
+                if let sp = v.speed { e.speed = sp }
+            }
+            current = e
+        case nmeaFormatter("HDT"):
+            guard var e = attach() else { return }
+            if let h = HDT(s).heading { e.heading = h }
+            current = e
+        case nmeaFormatter("TXT"):
+            // Receiver text messages: valid, but carry nothing for a fix.
+            statistics.decoded += 1
+        default:
+            statistics.unsupported += 1
+        }
+    }
+
+    /// Closes the open epoch (end of input).
+    public mutating func flush(emit: (NMEAObservation) -> Void) {
+        if let e = current { close(e, emit: emit) }
+        current = nil
+    }
+
+    // MARK: - Epochs
+
+    /// The epoch for a timed sentence, closing the current one when the time differs. A
+    /// sentence whose time field is empty or unreadable joins the current epoch only if it has a
+    /// valid position (NMEA 2.0 GLL has no time field); an untimed "no fix" report (receivers
+    /// send `$GPGGA,,,,,,0,…` when they lose lock) is ignored rather than spoiling the last
+    /// epoch. The caller stores the result back into `current`.
+    private mutating func open(_ time: Int?, positionValid: Bool, emit: (NMEAObservation) -> Void) -> NMEAEpoch? {
+        statistics.decoded += 1
+        guard let time else {
+            guard positionValid else { return nil }
+            if current == nil { statistics.outsideEpoch += 1 }
+            return takeCurrent()
+        }
+        if current?.timeOfDay == time { return takeCurrent() }
+        if let c = current, c.timeOfDay < 0 {
+            current = nil
+            // The placeholder holding a leading GSA becomes the first real epoch.
+            var e = c
+            e.timeOfDay = time
+            e.days = days
+            lastTimeOfDay = time
+            return e
+        }
+        if let c = current { close(c, emit: emit) }
+        current = nil
+        if let last = lastTimeOfDay, time < last - Self.millisecondsPerDay / 2 {
+            // Past midnight: the next day, for the received date or else the fallback one.
+            if days != nil { days! += 1 } else { fallbackDayOffset += 1 }
+            statistics.midnightRollovers += 1
+        }
+        lastTimeOfDay = time
+        var e = NMEAEpoch(timeOfDay: time, days: days)
+        // Keep the satellites-used list across epochs until a new GSA replaces it.
+        if let prev = previousUsed { e.used = prev }
+        return e
+    }
+
+    private var previousUsed: [UInt32]?
+    /// Mode and time (ms since 1970) of the last fix, for `NMEAEpoch.mode(carried:)`.
+    private var lastMode: (mode: Fix.Mode, at: Int64)?
+    /// How long a 3D mode carries into epochs without altitude.
+    static let modeCarryMilliseconds: Int64 = 10_000
+
+    /// The epoch an untimed sentence belongs to.
+    private mutating func attach() -> NMEAEpoch? {
+        guard current != nil else {
+            statistics.outsideEpoch += 1
+            return nil
+        }
+        statistics.decoded += 1
+        return takeCurrent()
+    }
+
+    /// Moves the open epoch out (the caller stores it back), so mutating its arrays does not
+    /// copy them.
+    private mutating func takeCurrent() -> NMEAEpoch? {
+        defer { current = nil }
+        return current
+    }
+
+    private mutating func setDate(_ d: Int, epoch e: inout NMEAEpoch) {
+        e.days = d
+        days = d
+        lastTimeOfDay = e.timeOfDay
+    }
+
+    /// Test hook: the GSA fix type (field 2) behind each emitted fix, by fix time (ms).
+    var gsaFixTypeObserver: ((Int64, Int?) -> Void)?
+
+    private mutating func close(_ e: NMEAEpoch, emit: (NMEAObservation) -> Void) {
+        guard e.timeOfDay >= 0 else { return } // a leading GSA and nothing after it
+        previousUsed = e.used
+        var day = e.days
+        if day == nil, let f = fallbackDays {
+            day = f + fallbackDayOffset
+            if e.hasPositionSentence || sky.hasComplete { statistics.fixesWithFallbackDate += 1 }
+        }
+        guard let day else {
+            if e.hasPositionSentence { statistics.fixesWithoutDate += 1 }
+            _ = sky.take(used: [])
+            return
+        }
+        let t = EventTime(milliseconds: Int64(day) * Int64(Self.millisecondsPerDay) + Int64(e.timeOfDay))
+        if e.hasPositionSentence {
+            var carried: Fix.Mode?
+            if let l = lastMode, t.milliseconds > l.at, t.milliseconds - l.at <= Self.modeCarryMilliseconds { carried = l.mode }
+            let f = e.fix(source: options.source, userRangeError: options.userRangeError, carried: carried)
+            lastMode = (f.mode, t.milliseconds)
+            gsaFixTypeObserver?(t.milliseconds, e.gsaFixType)
+            statistics.fixes += 1
+            emit(.fix(f, t))
+        }
+        if sky.hasComplete {
+            statistics.skyViews += 1
+            emit(.sky(SkyView(source: options.source, satellites: sky.take(used: e.used)), t))
+        }
+    }
+}

@@ -1,0 +1,179 @@
+import Foundation
+import LocusCore
+import Logging
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// In-memory harness: a context whose publisher records what is published, and the statuses reported.
+struct Harness {
+    let outlet = MemoryOutlet()
+    let statuses = StatusLog()
+    let context: PluginContext
+    private let collected = Collected()
+
+    init(id: String = "gps0") {
+        let statuses = self.statuses
+        context = PluginContext(id: id, logger: Logger(label: "gpsd-test"),
+                                publisher: EventPublisher(producer: id, outlet: outlet)) { state, reason in
+            statuses.append(state, reason)
+        }
+    }
+
+    /// Everything published so far (kept across calls).
+    func messages() throws -> [BusMessage] {
+        let new = try outlet.take().map {
+            BusMessage(topic: $0.topic, envelope: try EnvelopeCodec.decode($0.body, registry: .core), body: $0.body)
+        }
+        return collected.append(new)
+    }
+
+    func fixes() throws -> [(fix: Fix, time: EventTime)] {
+        try messages().compactMap { m in
+            guard m.topic == "obs.fix.\(context.id)", case .typed(let p) = m.envelope.payload, let f = p as? Fix else { return nil }
+            return (f, m.envelope.time)
+        }
+    }
+
+    func skyViews() throws -> [(sky: SkyView, time: EventTime)] {
+        try messages().compactMap { m in
+            guard m.topic == "obs.sky.\(context.id)", case .typed(let p) = m.envelope.payload, let s = p as? SkyView else { return nil }
+            return (s, m.envelope.time)
+        }
+    }
+}
+
+final class Collected: @unchecked Sendable {
+    private let lock = NSLock()
+    private var all: [BusMessage] = []
+    func append(_ m: [BusMessage]) -> [BusMessage] {
+        lock.lock()
+        defer { lock.unlock() }
+        all += m
+        return all
+    }
+}
+
+final class StatusLog: @unchecked Sendable {
+    private let lock = NSLock()
+    private var entries: [(PluginStatus.State, String?)] = []
+    func append(_ s: PluginStatus.State, _ r: String?) { lock.lock(); entries.append((s, r)); lock.unlock() }
+    var states: [PluginStatus.State] { lock.lock(); defer { lock.unlock() }; return entries.map(\.0) }
+    var all: [(PluginStatus.State, String?)] { lock.lock(); defer { lock.unlock() }; return entries }
+}
+
+enum Fixtures {
+    static func url(_ name: String) -> URL {
+        Bundle.module.resourceURL!.appendingPathComponent("Fixtures/\(name)")
+    }
+
+    static func lines(_ name: String) throws -> [String] {
+        try String(contentsOf: url(name), encoding: .utf8).split(whereSeparator: \.isNewline).map(String.init)
+    }
+
+    /// The JSON objects of a file (gpsd output or a `.chk`: NMEA echo lines are left out).
+    static func jsonObjects(_ name: String) throws -> [[String: Any]] {
+        try lines(name).filter { $0.hasPrefix("{") }.map {
+            try JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any]
+        }
+    }
+}
+
+/// Polls `condition` every 50 ms until it holds or `timeout` seconds pass.
+@discardableResult
+func waitUntil(timeout: Double, _ condition: () throws -> Bool) async rethrows -> Bool {
+    let deadline = ContinuousClock.now.advanced(by: .milliseconds(Int64(timeout * 1000)))
+    while ContinuousClock.now < deadline {
+        if try condition() { return true }
+        try? await Task.sleep(nanoseconds: 50_000_000)
+    }
+    return try condition()
+}
+
+/// A TCP port nothing listens on right now (bound to port 0, read back, released).
+func freePort() -> Int {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    defer { close(fd) }
+    var addr = sockaddr_in()
+    addr.sin_family = sa_family_t(AF_INET)
+    addr.sin_addr.s_addr = inet_addr("127.0.0.1")
+    addr.sin_port = 0
+    var len = socklen_t(MemoryLayout<sockaddr_in>.size)
+    _ = withUnsafeMutablePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, len) } }
+    _ = withUnsafeMutablePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &len) } }
+    return Int(UInt16(bigEndian: addr.sin_port))
+}
+
+/// A gpsfake process (Debian package gpsd-clients), which runs its own gpsd on `port`
+/// and feeds it an NMEA log through a pseudo-terminal.
+final class GpsFake: @unchecked Sendable {
+    static let executable: String? = {
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
+        for dir in path.split(separator: ":") + ["/usr/bin", "/usr/local/bin"] {
+            let p = "\(dir)/gpsfake"
+            if FileManager.default.isExecutableFile(atPath: p) { return p }
+        }
+        return nil
+    }()
+    static var isInstalled: Bool { executable != nil }
+
+    let process = Process()
+    let stdin = Pipe()
+    let port: Int
+
+    /// `stepped`: gpsfake waits for a newline on stdin before each sentence (`-l -i`), so the
+    /// test can release the log once the client is watching (gpsd drops what a pty received
+    /// before a client activated the device).
+    init(log: URL, port: Int, stepped: Bool, once: Bool, cycle: Double? = nil) throws {
+        self.port = port
+        process.executableURL = URL(fileURLWithPath: GpsFake.executable!)
+        var args = ["-P", String(port), "-q"]
+        if once { args.append("-1") }
+        if stepped { args += ["-l", "-i"] }
+        if let cycle { args += ["-c", String(cycle)] }
+        args.append(log.path)
+        process.arguments = args
+        process.standardInput = stdin
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+    }
+
+    /// Lets `count` more sentences through (stepped mode).
+    func release(_ count: Int) {
+        try? stdin.fileHandleForWriting.write(contentsOf: Data(repeating: 0x0A, count: count))
+    }
+
+    func waitForExit(timeout: Double) async -> Bool {
+        await waitUntil(timeout: timeout) { !process.isRunning }
+    }
+
+    /// Stops gpsfake (which stops its gpsd); if it does not exit, kills it and its children by pid.
+    func stop() async {
+        guard process.isRunning else { return }
+        let pid = process.processIdentifier
+        let children = GpsFake.children(of: pid)
+        process.terminate()
+        if await waitForExit(timeout: 5) {
+            // gpsfake's cleanup terminates its gpsd; make sure it did.
+            for c in children where kill(c, 0) == 0 { kill(c, SIGKILL) }
+            return
+        }
+        for c in GpsFake.children(of: pid) + children { kill(c, SIGKILL) }
+        kill(pid, SIGKILL)
+        _ = await waitForExit(timeout: 2)
+    }
+
+    /// Pids whose parent is `pid` (from /proc).
+    static func children(of pid: Int32) -> [Int32] {
+        guard let entries = try? FileManager.default.contentsOfDirectory(atPath: "/proc") else { return [] }
+        var out: [Int32] = []
+        for e in entries {
+            guard let p = Int32(e), let stat = try? String(contentsOfFile: "/proc/\(e)/stat", encoding: .utf8),
+                  let close = stat.lastIndex(of: ")") else { continue }
+            let fields = stat[stat.index(after: close)...].split(separator: " ")
+            if fields.count > 1, Int32(fields[1]) == pid { out.append(p) }
+        }
+        return out
+    }
+}

@@ -40,6 +40,10 @@ let package = Package(
             dependencies: ["LocusCore"]
         ),
         .target(
+            name: "LocusFormats",
+            dependencies: ["LocusCore", "LocusNMEA"]
+        ),
+        .target(
             name: "LocusBus",
             dependencies: ["CZeroMQ", "LocusCore", .product(name: "Logging", package: "swift-log")]
         ),
@@ -60,7 +64,7 @@ let package = Package(
         .executableTarget(
             name: "locus",
             dependencies: [
-                "LocusCore", "LocusBus", "LocusRuntime", "LocusPlugins", "LocusConsoleSink", "LocusReplay",
+                "LocusCore", "LocusBus", "LocusRuntime", "LocusPlugins", "LocusConsoleSink", "LocusReplay", "LocusFormats",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -71,6 +75,7 @@ let package = Package(
             path: "Benchmarks/locus-bench"
         ),
         .testTarget(name: "LocusCoreTests", dependencies: ["LocusCore"]),
+        .testTarget(name: "LocusFormatsTests", dependencies: ["LocusFormats", "LocusCore"], resources: [.copy("Fixtures")]),
         .testTarget(name: "LocusNMEATests", dependencies: ["LocusNMEA", "LocusCore"], resources: [.copy("Fixtures")]),
         .testTarget(name: "LocusBusTests", dependencies: ["LocusBus", "LocusCore", "CZeroMQ"]),
         .testTarget(

@@ -9,6 +9,7 @@ let pluginTargets: [(name: String, folder: String, extra: [Target.Dependency])] 
     ("LocusExec", "Exec", []),
     ("LocusExampleSpeedAlert", "ExampleSpeedAlert", []),
     ("LocusGpsdSource", "Gpsd", []),
+    ("LocusNMEASerialSource", "NMEASerial", ["LocusNMEA"]),
 ]
 
 let package = Package(
@@ -90,6 +91,11 @@ let package = Package(
         .testTarget(
             name: "GpsdPluginTests",
             dependencies: ["LocusGpsdSource", "LocusCore", .product(name: "Logging", package: "swift-log")],
+            resources: [.copy("Fixtures")]
+        ),
+        .testTarget(
+            name: "NMEASerialTests",
+            dependencies: ["LocusNMEASerialSource", "LocusNMEA", "LocusCore", .product(name: "Logging", package: "swift-log")],
             resources: [.copy("Fixtures")]
         ),
         .testTarget(

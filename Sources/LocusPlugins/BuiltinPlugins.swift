@@ -4,6 +4,7 @@ import LocusExampleSpeedAlert
 import LocusExec
 import LocusFileSink
 import LocusGpsdSource
+import LocusNMEASerialSource
 import LocusReplay
 
 /// Every plugin type built into Locus: the one list the runtime and `locus plugins` read.
@@ -12,6 +13,7 @@ public enum BuiltinPlugins {
     public static let all: [PluginFactory] = [
         ReplayPlugin.factory,
         GpsdPlugin.factory,
+        NMEASerialPlugin.factory,
         ExecPlugin.factory,
         ExampleSpeedAlertPlugin.factory,
         ConsolePlugin.factory,
@@ -22,6 +24,7 @@ public enum BuiltinPlugins {
     public static let folders: [String: String] = [
         "Replay": "replay",
         "Gpsd": "gpsd",
+        "NMEASerial": "nmea-serial",
         "Exec": "exec",
         "ExampleSpeedAlert": "example-speed-alert",
         "Console": "console",

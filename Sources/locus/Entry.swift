@@ -51,7 +51,7 @@ struct Locus: AsyncParsableCommand {
         """,
         version: version,
         subcommands: [RunCommand.self, CheckCommand.self, SubCommand.self, RecordCommand.self,
-                      ReplayCommand.self, CtlCommand.self, PluginsCommand.self],
+                      ReplayCommand.self, DecodeCommand.self, CtlCommand.self, PluginsCommand.self],
         defaultSubcommand: nil
     )
 }

@@ -1,0 +1,163 @@
+import ArgumentParser
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+import LocusCore
+import LocusFormats
+
+struct DecodeCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "decode",
+        abstract: "Decode a GNSS log or track into the observation messages a source would publish.",
+        discussion: """
+        Reads FILE (or standard input for `-`) and writes one recording-format JSON line per \
+        observation, {"topic":…,"envelope":{…}}, as `locus record` would have captured them from a \
+        live source: topics obs.fix.<source> and obs.sky.<source>, envelopes from producer <source> \
+        with sequence numbers from 1. No services or sockets are involved; the output can be fed \
+        to `locus replay`.
+
+        Formats (detected from the first bytes unless --format is given):
+          nmea   NMEA 0183 sentences ($GPRMC, $GNGGA, …; '#' comment lines allowed). Epochs are \
+        dated by RMC/ZDA; before the first date --date is used, and without it they are dropped \
+        with a warning (the day is never guessed).
+          gpsd   gpsd JSON reports, one per line (`gpspipe -w`): TPV → obs.fix, SKY → obs.sky. \
+        gpsd's 95 % error figures become 1-sigma accuracies.
+          gpx    GPX 1.0/1.1: one obs.fix per <trkpt>/<rtept> with a <time> (points without one \
+        are skipped); <ele> as altitude MSL, <hdop>, <speed>/<course> (also in extensions).
+          locus  Locus recordings: passed through (each producer renumbered from 1).
+
+        Warnings go to standard error; --stats adds a line of counters there. Exit status: 0 ok, \
+        1 unreadable input, 2 usage error.
+        """
+    )
+
+    @Argument(help: "The file to decode, or - for standard input.")
+    var file: String
+
+    @Option(name: .long, help: "Input format: nmea, gpsd, gpx or locus (default: detect).")
+    var format: String?
+
+    @Option(name: .long, help: "Source id: payload source, producer and last topic segment.")
+    var source: String = "gps0"
+
+    @Option(name: .long, help: "NMEA only: UTC day (YYYY-MM-DD) for epochs before the log's first RMC/ZDA date.")
+    var date: String?
+
+    @Flag(name: .customLong("no-sky"), help: "Leave out sky views (obs.sky.*).")
+    var noSky = false
+
+    @Flag(name: .long, help: "Print counters (fixes, sky views, skipped items) to standard error.")
+    var stats = false
+
+    func validate() throws {
+        if let format, RecordingFormat(rawValue: format) == nil {
+            throw ValidationError("unknown format '\(format)'; use one of nmea, gpsd, gpx, locus")
+        }
+        if !Topic.isValidSegment(source) {
+            throw ValidationError("'\(source)' is not a valid source id (one topic segment: lower-case letters, digits, '_', '-')")
+        }
+        if let date, Self.parseDate(date) == nil {
+            throw ValidationError("--date must be a day as YYYY-MM-DD, not '\(date)'")
+        }
+    }
+
+    static func parseDate(_ text: String) -> EventTime? {
+        guard text.utf8.count == 10 else { return nil }
+        return EventTime(iso8601: text + "T00:00:00Z")
+    }
+
+    func run() throws {
+        let input: ByteInput
+        do {
+            input = try ByteInput(path: file)
+        } catch {
+            Self.complain("\(error)")
+            throw ExitCode(ExitStatus.failure)
+        }
+        let options = DecodeOptions(source: source, fallbackDate: date.flatMap(Self.parseDate), includeSky: !noSky)
+        var decoder = RecordingDecoder(options: options)
+        let outlet = MemoryOutlet()
+        var publishers: [String: EventPublisher] = [:]
+        let output = BufferedOutput()
+        do {
+            try decoder.decode(input, format: format.flatMap(RecordingFormat.init(rawValue:))) { obs in
+                let producer = obs.producer ?? source
+                let publisher: EventPublisher
+                if let p = publishers[producer] {
+                    publisher = p
+                } else {
+                    publisher = EventPublisher(producer: producer, outlet: outlet)
+                    publishers[producer] = publisher
+                }
+                switch obs.payload {
+                case .typed(let p): publisher.publishAny(p, topic: obs.topic, time: obs.time)
+                case .raw(let r): publisher.publish(raw: r, topic: obs.topic, time: obs.time)
+                }
+                for m in outlet.take() { try output.write(RecordingLine.encode(topic: m.topic, body: m.body)) }
+            }
+            try output.flush()
+        } catch let e as BufferedOutput.WriteError {
+            // A closed pipe (`locus decode … | head`) is the reader's choice: no message.
+            if e.code != EPIPE { Self.complain("cannot write the output: \(e.reason)") }
+            throw ExitCode(ExitStatus.failure)
+        } catch {
+            try? output.flush()
+            Self.complain("\(file): \(error)")
+            throw ExitCode(ExitStatus.failure)
+        }
+        for w in decoder.warnings { Self.complain("warning: \(w)") }
+        if stats {
+            Self.complain("format=\(decoder.format?.rawValue ?? "none") \(decoder.statistics.summary)")
+        }
+    }
+
+    static func complain(_ message: String) {
+        FileHandle.standardError.write(Data("locus decode: \(message)\n".utf8))
+    }
+}
+
+extension EventPublisher {
+    /// `publish(_:topic:time:)` for an existential payload.
+    fileprivate func publishAny(_ payload: any Payload, topic: String, time: EventTime) {
+        func open<P: Payload>(_ p: P) { publish(p, topic: topic, time: time) }
+        open(payload)
+    }
+}
+
+/// Standard output written in large chunks with write(2).
+final class BufferedOutput {
+    struct WriteError: Error {
+        var code: Int32
+        var reason: String { String(cString: strerror(code)) }
+    }
+
+    private var buffer: [UInt8] = []
+    private let limit = 1 << 18
+
+    init() { buffer.reserveCapacity(limit + 4096) }
+
+    func write(_ bytes: [UInt8]) throws {
+        buffer.append(contentsOf: bytes)
+        if buffer.count >= limit { try flush() }
+    }
+
+    func flush() throws {
+        try buffer.withUnsafeBytes { raw in
+            var offset = 0
+            while offset < raw.count {
+                #if canImport(Glibc)
+                let n = Glibc.write(1, raw.baseAddress! + offset, raw.count - offset)
+                #else
+                let n = Darwin.write(1, raw.baseAddress! + offset, raw.count - offset)
+                #endif
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    throw WriteError(code: errno)
+                }
+                offset += n
+            }
+        }
+        buffer.removeAll(keepingCapacity: true)
+    }
+}

@@ -73,8 +73,8 @@ public struct Fix: Payload, Equatable {
 
     public func write(to w: inout JSONWriter) {
         w.beginObject()
-        w.key("source"); w.string(source)
-        w.key("mode"); w.string(mode.rawValue)
+        w.field("source", source)
+        w.field("mode", mode.rawValue)
         // 1e-9 degree is 0.1 mm: finer than any receiver reports.
         w.field("lat", latitude, fractionDigits: 9)
         w.field("lon", longitude, fractionDigits: 9)
@@ -99,40 +99,74 @@ public struct Fix: Payload, Equatable {
         var source: String?
         var mode: Mode?
         self.init(source: "", mode: .none)
-        try r.readObject { r, k in
-            if k == "lat" { latitude = try r.readOptionalDouble() }
-            else if k == "lon" { longitude = try r.readOptionalDouble() }
-            else if k == "source" { source = try r.readString() }
-            else if k == "mode" {
-                let s = try r.readString()
-                guard let m = Mode(rawValue: s) else { throw r.error("unknown fix mode '\(s)'") }
-                mode = m
-            }
-            else if k == "alt_msl" { altitudeMSL = try r.readOptionalDouble() }
-            else if k == "alt_hae" { altitudeHAE = try r.readOptionalDouble() }
-            else if k == "speed" { speed = try r.readOptionalDouble() }
-            else if k == "course" { course = try r.readOptionalDouble() }
-            else if k == "heading" { heading = try r.readOptionalDouble() }
-            else if k == "quality" {
-                if let s = try r.readOptionalString() {
-                    guard let q = Quality(rawValue: s) else { throw r.error("unknown fix quality '\(s)'") }
-                    quality = q
+        // Decoded a million times a second: a loop over the object's members rather than
+        // `readObject`'s closure (see `JSONReader.enterObject`). `==` is inlined, so this chain
+        // is mostly integer compares of the key's length; it lists the keys in the order
+        // `write(to:)` puts them, so those match early.
+        if try r.enterObject() {
+            repeat {
+                let k = try r.readMemberKey()
+                if k == "source" { source = try r.readString() }
+                else if k == "mode" {
+                    let t = try r.readStringToken()
+                    guard let m = Mode(wire: t) else { throw r.error("unknown fix mode '\(t.string)'") }
+                    mode = m
                 }
-            }
-            else if k == "satellites_used" { satellitesUsed = try r.readOptionalInt() }
-            else if k == "hdop" { hdop = try r.readOptionalDouble() }
-            else if k == "vdop" { vdop = try r.readOptionalDouble() }
-            else if k == "pdop" { pdop = try r.readOptionalDouble() }
-            else if k == "h_accuracy" { horizontalAccuracy = try r.readOptionalDouble() }
-            else if k == "v_accuracy" { verticalAccuracy = try r.readOptionalDouble() }
-            else if k == "speed_accuracy" { speedAccuracy = try r.readOptionalDouble() }
-            else if k == "course_accuracy" { courseAccuracy = try r.readOptionalDouble() }
-            else { try r.skipValue() }
+                else if k == "lat" { latitude = try r.readOptionalDouble() }
+                else if k == "lon" { longitude = try r.readOptionalDouble() }
+                else if k == "alt_msl" { altitudeMSL = try r.readOptionalDouble() }
+                else if k == "alt_hae" { altitudeHAE = try r.readOptionalDouble() }
+                else if k == "speed" { speed = try r.readOptionalDouble() }
+                else if k == "course" { course = try r.readOptionalDouble() }
+                else if k == "heading" { heading = try r.readOptionalDouble() }
+                else if k == "quality" {
+                    if !r.readNull() {
+                        let t = try r.readStringToken()
+                        guard let q = Quality(wire: t) else { throw r.error("unknown fix quality '\(t.string)'") }
+                        quality = q
+                    }
+                }
+                else if k == "satellites_used" { satellitesUsed = try r.readOptionalInt() }
+                else if k == "hdop" { hdop = try r.readOptionalDouble() }
+                else if k == "vdop" { vdop = try r.readOptionalDouble() }
+                else if k == "pdop" { pdop = try r.readOptionalDouble() }
+                else if k == "h_accuracy" { horizontalAccuracy = try r.readOptionalDouble() }
+                else if k == "v_accuracy" { verticalAccuracy = try r.readOptionalDouble() }
+                else if k == "speed_accuracy" { speedAccuracy = try r.readOptionalDouble() }
+                else if k == "course_accuracy" { courseAccuracy = try r.readOptionalDouble() }
+                else { try r.skipValue() }
+            } while try r.nextMember()
         }
         guard let source else { throw r.error("fix without source") }
         guard let mode else { throw r.error("fix without mode") }
         self.source = source
         self.mode = mode
         if mode != .none && (latitude == nil || longitude == nil) { throw r.error("a 2d/3d fix needs lat and lon") }
+    }
+}
+
+// `init(rawValue:)` for a string token read from the wire, matched as bytes: no String is made
+// per message. They must list exactly the raw values above (the codec tests check every case).
+extension Fix.Mode {
+    init?(wire t: JSONKey) {
+        if t == "3d" { self = .threeD }
+        else if t == "2d" { self = .twoD }
+        else if t == "none" { self = .none }
+        else { return nil }
+    }
+}
+
+extension Fix.Quality {
+    init?(wire t: JSONKey) {
+        if t == "gps" { self = .gps }
+        else if t == "dgps" { self = .dgps }
+        else if t == "pps" { self = .pps }
+        else if t == "rtk_fixed" { self = .rtkFixed }
+        else if t == "rtk_float" { self = .rtkFloat }
+        else if t == "dead_reckoning" { self = .deadReckoning }
+        else if t == "estimated" { self = .estimated }
+        else if t == "manual" { self = .manual }
+        else if t == "simulated" { self = .simulated }
+        else { return nil }
     }
 }

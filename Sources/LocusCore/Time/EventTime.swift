@@ -27,9 +27,9 @@ public struct EventTime: Hashable, Comparable, Sendable, CustomStringConvertible
 extension EventTime {
     /// `YYYY-MM-DDTHH:MM:SS.mmmZ`, the wire form.
     public var iso8601: String {
-        var w = JSONWriter()
+        var w = JSONWriter(capacity: 32)
         w.writeISO8601Body(self)
-        return String(decoding: w.bytes, as: UTF8.self)
+        return w.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
     }
 
     /// Parses ISO 8601 / RFC 3339 date-times: `2024-05-17T08:00:00Z`, with an optional fraction
@@ -40,7 +40,35 @@ extension EventTime {
         self = t
     }
 
+    /// The exact form Locus writes, `YYYY-MM-DDTHH:MM:SS.mmmZ` (24 bytes at `p`), without the
+    /// general parser's branches: every envelope carries one. Returns nil for anything else
+    /// (the caller then uses `parseISO8601`); where it returns a time, it is the one
+    /// `parseISO8601` would.
+    static func parseCanonicalISO8601(_ p: UnsafePointer<UInt8>) -> EventTime? {
+        guard p[4] == 0x2D, p[7] == 0x2D, p[10] == 0x54, p[13] == 0x3A, p[16] == 0x3A, p[19] == 0x2E, p[23] == 0x5A else {
+            return nil
+        }
+        var bad = false
+        @inline(__always) func digits(_ at: Int, _ n: Int) -> Int {
+            var v = 0
+            for k in at..<(at + n) {
+                let d = p[k] &- 0x30
+                if d > 9 { bad = true }
+                v = v &* 10 &+ Int(d)
+            }
+            return v
+        }
+        let year = digits(0, 4), month = digits(5, 2), day = digits(8, 2)
+        let hour = digits(11, 2), minute = digits(14, 2), second = digits(17, 2), millis = digits(20, 3)
+        guard !bad, (1...12).contains(month), day >= 1, day <= CivilCalendar.daysInMonth(year: year, month: month),
+              hour < 24, minute < 60, second <= 60 else { return nil }
+        let days = CivilCalendar.daysFromCivil(year: year, month: month, day: day)
+        let secs = Int64(days) * 86_400 + Int64(hour * 3600 + minute * 60 + second)
+        return EventTime(milliseconds: secs * 1000 + Int64(millis))
+    }
+
     static func parseISO8601(_ b: UnsafeBufferPointer<UInt8>) -> EventTime? {
+        if b.count == 24, let t = parseCanonicalISO8601(b.baseAddress!) { return t }
         var i = 0
         func digits(_ n: Int) -> Int? {
             guard i + n <= b.count else { return nil }

@@ -73,13 +73,15 @@ public enum EnvelopeCodec {
     }
 
     static func writeHeader(type: String, version: Int, producer: String, seq: UInt64, time: EventTime, into w: inout JSONWriter) {
+        // `field` takes its key as a StaticString and writes key and value with one reservation
+        // (`w.key("x")` would take the key as a String, and scan it for escapes).
         w.beginObject()
-        w.key("type"); w.string(type)
-        w.key("version"); w.int(version)
-        w.key("producer"); w.string(producer)
-        w.key("seq"); w.uint64(seq)
-        w.key("time"); w.time(time)
-        w.key("payload")
+        w.field("type", type)
+        w.field("version", version)
+        w.field("producer", producer)
+        w.field("seq", seq)
+        w.field("time", time)
+        w.key("payload" as StaticString)
     }
 
     /// Decodes a body. Payloads of types in `registry` are decoded to their types; others are
@@ -99,44 +101,46 @@ public enum EnvelopeCodec {
         var reader = JSONReader(buf)
         do {
             guard try reader.nextKind() == .object else { throw EnvelopeError(problem: .notJSON, detail: "the body is not a JSON object") }
-            try reader.readObject { r, key in
-                if key == "type" {
-                    guard try r.nextKind() == .string else { throw EnvelopeError(problem: .wrongFieldType, detail: "type must be a string") }
-                    type = try r.readString()
-                } else if key == "version" {
-                    guard try r.nextKind() == .number, let v = try? r.readInt(), v >= 1 else {
-                        throw EnvelopeError(problem: .wrongFieldType, detail: "version must be an integer ≥ 1")
-                    }
-                    version = v
-                } else if key == "producer" {
-                    guard try r.nextKind() == .string else { throw EnvelopeError(problem: .wrongFieldType, detail: "producer must be a string") }
-                    producer = try r.readString()
-                } else if key == "seq" {
-                    guard try r.nextKind() == .number, let v = try? r.readInt64(), v >= 0 else {
-                        throw EnvelopeError(problem: .wrongFieldType, detail: "seq must be a non-negative integer")
-                    }
-                    seq = UInt64(v)
-                } else if key == "time" {
-                    guard try r.nextKind() == .string, let t = try? r.readTime() else {
-                        throw EnvelopeError(problem: .wrongFieldType, detail: "time must be an ISO 8601 UTC timestamp")
-                    }
-                    time = t
-                } else if key == "payload" {
-                    guard try r.nextKind() == .object else { throw EnvelopeError(problem: .wrongFieldType, detail: "payload must be an object") }
-                    if let t = type, let decoder = registry.decoder(for: t) {
-                        let start = r.position
-                        do {
-                            payload = .typed(try decoder(&r))
-                        } catch {
-                            throw EnvelopeError(problem: .badPayload, detail: "\(t) payload: \(error)")
+            // A loop over the members rather than `readObject`'s closure: see `JSONReader.enterObject`.
+            if try reader.enterObject() {
+                repeat {
+                    let key = try reader.readMemberKey()
+                    if key == "type" {
+                        guard try reader.nextKind() == .string else { throw EnvelopeError(problem: .wrongFieldType, detail: "type must be a string") }
+                        type = try reader.readString()
+                    } else if key == "version" {
+                        guard try reader.nextKind() == .number, let v = try? reader.readInt(), v >= 1 else {
+                            throw EnvelopeError(problem: .wrongFieldType, detail: "version must be an integer ≥ 1")
                         }
-                        _ = start
+                        version = v
+                    } else if key == "producer" {
+                        guard try reader.nextKind() == .string else { throw EnvelopeError(problem: .wrongFieldType, detail: "producer must be a string") }
+                        producer = try reader.readString()
+                    } else if key == "seq" {
+                        guard try reader.nextKind() == .number, let v = try? reader.readInt64(), v >= 0 else {
+                            throw EnvelopeError(problem: .wrongFieldType, detail: "seq must be a non-negative integer")
+                        }
+                        seq = UInt64(v)
+                    } else if key == "time" {
+                        guard try reader.nextKind() == .string, let t = try? reader.readTime() else {
+                            throw EnvelopeError(problem: .wrongFieldType, detail: "time must be an ISO 8601 UTC timestamp")
+                        }
+                        time = t
+                    } else if key == "payload" {
+                        guard try reader.nextKind() == .object else { throw EnvelopeError(problem: .wrongFieldType, detail: "payload must be an object") }
+                        if let t = type, let decoder = registry.decoder(for: t) {
+                            do {
+                                payload = .typed(try decoder(&reader))
+                            } catch {
+                                throw EnvelopeError(problem: .badPayload, detail: "\(t) payload: \(error)")
+                            }
+                        } else {
+                            payloadRange = try reader.readRawValue()
+                        }
                     } else {
-                        payloadRange = try r.readRawValue()
+                        try reader.skipValue()
                     }
-                } else {
-                    try r.skipValue()
-                }
+                } while try reader.nextMember()
             }
             try reader.expectEnd()
         } catch let e as EnvelopeError {

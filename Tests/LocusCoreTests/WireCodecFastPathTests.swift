@@ -19,7 +19,8 @@ import Testing
             #"{"type":"obs.fix","version":1,"producer":"gps0","seq":42,"time":"2024-05-17T08:00:00.100Z","payload":{"source":"gps0","mode":"3d","lat":52.5200081,"lon":13.4049542,"alt_msl":34.2,"alt_hae":78.35,"speed":1.25,"course":271.5,"quality":"dgps","satellites_used":9,"hdop":0.9,"vdop":1.4,"pdop":1.7,"h_accuracy":2.7,"v_accuracy":4.2,"speed_accuracy":0.1}}"#)
 
         // Escapes, rounding at the edges, values too large for fixed point, non-finite values
-        // (left out), a year before 0 and the largest sequence number.
+        // (left out), a heading that rounds to 360 (wrapped to 0), a year before 0 and the
+        // largest sequence number.
         let odd = Fix(source: "g\"p\\s\n0\u{1}é", mode: .none, latitude: -0.000_000_000_4, longitude: -179.999_999_999_6,
                       altitudeMSL: -0.0004, altitudeHAE: 1e20, speed: .nan, course: .infinity, heading: 359.995,
                       quality: .deadReckoning, satellitesUsed: -1, hdop: 0.005, vdop: 12_345_678.9, pdop: 8.999_999_9e15,
@@ -27,7 +28,7 @@ import Testing
         let oddBody = EnvelopeCodec.encode(odd, producer: "p\u{7F}\u{2028}", seq: .max, time: EventTime(milliseconds: -62_167_219_200_001))
         #expect(String(decoding: oddBody, as: UTF8.self) ==
             #"{"type":"obs.fix","version":1,"producer":"p"# + "\u{7F}\u{2028}" +
-            #"","seq":18446744073709551615,"time":"-1-12-31T23:59:59.999Z","payload":{"source":"g\"p\\s\n0\u0001é","mode":"none","lat":0,"lon":-180,"alt_msl":0,"alt_hae":1e+20,"heading":360,"quality":"dead_reckoning","satellites_used":-1,"hdop":0.01,"vdop":12345678.9,"pdop":8999999900000000.0,"h_accuracy":0.001,"v_accuracy":2.5,"speed_accuracy":-2.5,"course_accuracy":0}}"#)
+            #"","seq":18446744073709551615,"time":"-1-12-31T23:59:59.999Z","payload":{"source":"g\"p\\s\n0\u0001é","mode":"none","lat":0,"lon":-180,"alt_msl":0,"alt_hae":1e+20,"heading":0,"quality":"dead_reckoning","satellites_used":-1,"hdop":0.01,"vdop":12345678.9,"pdop":8999999900000000.0,"h_accuracy":0.001,"v_accuracy":2.5,"speed_accuracy":-2.5,"course_accuracy":0}}"#)
 
         let tick = EnvelopeCodec.encode(ClockTick(basis: .wall, interval: 0.25), producer: "runtime", seq: 1,
                                         time: EventTime(milliseconds: 253_402_300_800_000))

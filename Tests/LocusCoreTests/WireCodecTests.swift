@@ -141,3 +141,23 @@ import Testing
         #expect(seqs == [1, 2, 3])
     }
 }
+
+@Suite struct BearingWireTests {
+    @Test(arguments: [(359.996, "0"), (360.0, "0"), (-0.004, "0"), (-90.0, "270"), (719.5, "359.5"), (12.345, "12.35")])
+    func coursesAreWrittenInsideZeroTo360(course: Double, expected: String) throws {
+        let body = EnvelopeCodec.encode(Fix(source: "g", mode: .twoD, latitude: 0, longitude: 0, course: course),
+                                        producer: "g", seq: 1, time: EventTime(milliseconds: 0))
+        #expect(String(decoding: body, as: UTF8.self).contains("\"course\":\(expected)}"))
+    }
+}
+
+@Suite struct RegisteredRawTypeTests {
+    @Test func aTypeDeclaredRawIsKnownButKeptRaw() throws {
+        var registry = PayloadRegistry.core
+        registry.registerRaw(eventType: "acme.thing")
+        let body = Array(#"{"type":"acme.thing","version":1,"producer":"p","seq":1,"time":"2024-05-17T08:00:00Z","payload":{"a":1}}"#.utf8)
+        let e = try EnvelopeCodec.decode(body, registry: registry, requireKnownType: true)
+        guard case .raw = e.payload else { Issue.record("expected a raw payload"); return }
+        #expect(throws: EnvelopeError.self) { try EnvelopeCodec.decode(body, registry: .core, requireKnownType: true) }
+    }
+}

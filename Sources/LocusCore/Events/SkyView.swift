@@ -51,7 +51,7 @@ public struct SkyView: Payload, Equatable {
             w.key("constellation"); w.string(s.constellation)
             w.key("prn"); w.int(s.prn)
             w.field("elevation", s.elevation, fractionDigits: 1)
-            w.field("azimuth", s.azimuth, fractionDigits: 1)
+            w.field("azimuth", s.azimuth.map { Bearing.wireValue($0, fractionDigits: 1) }, fractionDigits: 1)
             w.field("snr", s.snr, fractionDigits: 1)
             w.key("used"); w.bool(s.used)
             w.field("signal", s.signal)

@@ -85,7 +85,8 @@ public enum EnvelopeCodec {
     }
 
     /// Decodes a body. Payloads of types in `registry` are decoded to their types; others are
-    /// kept raw unless `requireKnownType` is set, in which case they are refused.
+    /// kept raw unless `requireKnownType` is set, in which case types the registry does not know
+    /// at all (neither decoded nor declared with `registerRaw`) are refused.
     public static func decode(_ bytes: [UInt8], registry: PayloadRegistry, requireKnownType: Bool = false) throws -> Envelope {
         try bytes.withUnsafeBufferPointer { try decode($0, registry: registry, requireKnownType: requireKnownType) }
     }
@@ -161,7 +162,7 @@ public enum EnvelopeCodec {
                 } catch {
                     throw EnvelopeError(problem: .badPayload, detail: "\(type) payload: \(error)")
                 }
-            } else if requireKnownType {
+            } else if requireKnownType && !registry.knows(type) {
                 throw EnvelopeError(problem: .unknownType, detail: "no schema for event type '\(type)'")
             } else {
                 payload = .raw(RawPayload(eventType: type, schemaVersion: version, json: Array(range)))

@@ -20,6 +20,7 @@ let package = Package(
         .library(name: "LocusCore", targets: ["LocusCore"]),
         .library(name: "LocusBus", targets: ["LocusBus"]),
         .library(name: "LocusRuntime", targets: ["LocusRuntime"]),
+        .library(name: "LocusTestKit", targets: ["LocusTestKit"]),
     ],
     dependencies: [
         .package(url: "https://github.com/jpsim/Yams.git", from: "6.2.2"),
@@ -39,6 +40,10 @@ let package = Package(
         .target(
             name: "LocusNMEA",
             dependencies: ["LocusCore"]
+        ),
+        .target(
+            name: "LocusTestKit",
+            dependencies: ["LocusCore", .product(name: "Logging", package: "swift-log")]
         ),
         .target(
             name: "LocusFormats",
@@ -86,16 +91,16 @@ let package = Package(
         ),
         .testTarget(
             name: "PluginTests",
-            dependencies: ["LocusPlugins", "LocusCore"] + pluginTargets.map { .target(name: $0.name) }
+            dependencies: ["LocusPlugins", "LocusCore", "LocusTestKit"] + pluginTargets.map { .target(name: $0.name) }
         ),
         .testTarget(
             name: "GpsdPluginTests",
-            dependencies: ["LocusGpsdSource", "LocusCore", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["LocusGpsdSource", "LocusCore", "LocusTestKit", .product(name: "Logging", package: "swift-log")],
             resources: [.copy("Fixtures")]
         ),
         .testTarget(
             name: "NMEASerialTests",
-            dependencies: ["LocusNMEASerialSource", "LocusNMEA", "LocusCore", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["LocusNMEASerialSource", "LocusNMEA", "LocusCore", "LocusTestKit", .product(name: "Logging", package: "swift-log")],
             resources: [.copy("Fixtures")]
         ),
         .testTarget(

@@ -32,7 +32,7 @@ struct GpsdLiveTests {
     func publishesTheFixesOfGpsdsTPVsForALog() async throws {
         let port = freePort()
         let gpsfake = try GpsFake(log: Fixtures.url("gr8013-w.log"), port: port, stepped: true, once: true)
-        let harness = Harness()
+        let harness = Harness(id: "gps0")
         let stats = GpsdStatistics()
         let task = startSource(harness, port: port, statistics: stats)
         // Connected and watching: VERSION, DEVICES and WATCH have come back.
@@ -77,7 +77,7 @@ struct GpsdLiveTests {
     func reconnectsWhenGpsdGoesAwayAndComesBack() async throws {
         let port = freePort()
         let log = Fixtures.url("tn204.log")
-        let harness = Harness()
+        let harness = Harness(id: "gps0")
         let stats = GpsdStatistics()
         // Nothing listens yet: the source reports disconnected once and keeps retrying.
         let task = startSource(harness, port: port, statistics: stats)
@@ -114,7 +114,7 @@ struct GpsdLiveTests {
         let port = freePort()
         // Stepped and never released: gpsd is up and answers the watch, but no sentence arrives.
         let gpsfake = try GpsFake(log: Fixtures.url("tn204.log"), port: port, stepped: true, once: true)
-        let harness = Harness()
+        let harness = Harness(id: "gps0")
         let task = startSource(harness, port: port, noDataTimeout: 1, statistics: GpsdStatistics())
         let reported = await waitUntil(timeout: 20) { harness.statuses.states.contains(.noData) }
         #expect(reported, "\(harness.statuses.all)")

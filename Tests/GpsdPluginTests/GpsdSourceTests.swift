@@ -7,7 +7,7 @@ import Testing
 @Suite struct GpsdSourceTests {
     @Test(.timeLimit(.minutes(1)))
     func unresolvableHostIsReportedOnceAndShutdownIsPrompt() async throws {
-        let harness = Harness()
+        let harness = Harness(id: "gps0")
         let source = GpsdSource(id: "gps0", configuration: GpsdConfiguration(host: "gpsd.invalid", reconnectMax: 0.25))
         let context = harness.context
         let task = Task { try await source.run(context: context) }

@@ -5,62 +5,10 @@ import Logging
 import Glibc
 #endif
 
-/// In-memory harness: a context whose publisher records what is published, and the statuses reported.
-struct Harness {
-    let outlet = MemoryOutlet()
-    let statuses = StatusLog()
-    let context: PluginContext
-    private let collected = Collected()
+@_exported import LocusTestKit
 
-    init(id: String = "gps0") {
-        let statuses = self.statuses
-        context = PluginContext(id: id, logger: Logger(label: "gpsd-test"),
-                                publisher: EventPublisher(producer: id, outlet: outlet)) { state, reason in
-            statuses.append(state, reason)
-        }
-    }
-
-    /// Everything published so far (kept across calls).
-    func messages() throws -> [BusMessage] {
-        let new = try outlet.take().map {
-            BusMessage(topic: $0.topic, envelope: try EnvelopeCodec.decode($0.body, registry: .core), body: $0.body)
-        }
-        return collected.append(new)
-    }
-
-    func fixes() throws -> [(fix: Fix, time: EventTime)] {
-        try messages().compactMap { m in
-            guard m.topic == "obs.fix.\(context.id)", case .typed(let p) = m.envelope.payload, let f = p as? Fix else { return nil }
-            return (f, m.envelope.time)
-        }
-    }
-
-    func skyViews() throws -> [(sky: SkyView, time: EventTime)] {
-        try messages().compactMap { m in
-            guard m.topic == "obs.sky.\(context.id)", case .typed(let p) = m.envelope.payload, let s = p as? SkyView else { return nil }
-            return (s, m.envelope.time)
-        }
-    }
-}
-
-final class Collected: @unchecked Sendable {
-    private let lock = NSLock()
-    private var all: [BusMessage] = []
-    func append(_ m: [BusMessage]) -> [BusMessage] {
-        lock.lock()
-        defer { lock.unlock() }
-        all += m
-        return all
-    }
-}
-
-final class StatusLog: @unchecked Sendable {
-    private let lock = NSLock()
-    private var entries: [(PluginStatus.State, String?)] = []
-    func append(_ s: PluginStatus.State, _ r: String?) { lock.lock(); entries.append((s, r)); lock.unlock() }
-    var states: [PluginStatus.State] { lock.lock(); defer { lock.unlock() }; return entries.map(\.0) }
-    var all: [(PluginStatus.State, String?)] { lock.lock(); defer { lock.unlock() }; return entries }
-}
+/// The shared in-memory harness (LocusTestKit).
+typealias Harness = PluginHarness
 
 enum Fixtures {
     static func url(_ name: String) -> URL {
@@ -79,16 +27,6 @@ enum Fixtures {
     }
 }
 
-/// Polls `condition` every 50 ms until it holds or `timeout` seconds pass.
-@discardableResult
-func waitUntil(timeout: Double, _ condition: () throws -> Bool) async rethrows -> Bool {
-    let deadline = ContinuousClock.now.advanced(by: .milliseconds(Int64(timeout * 1000)))
-    while ContinuousClock.now < deadline {
-        if try condition() { return true }
-        try? await Task.sleep(nanoseconds: 50_000_000)
-    }
-    return try condition()
-}
 
 /// A TCP port nothing listens on right now (bound to port 0, read back, released).
 func freePort() -> Int {

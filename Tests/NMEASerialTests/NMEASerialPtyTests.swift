@@ -36,7 +36,7 @@ struct NMEASerialPtyTests {
         defer { try? FileManager.default.removeItem(atPath: dir) }
         var pair = try PtyPair(directory: dir)
         #expect(await pair.waitReady(), "socat made no pty links in \(dir)")
-        let harness = Harness()
+        let harness = Harness(id: "gps0")
         let stats = NMEASerialStatistics()
         let task = start(harness, device: pair.gps, statistics: stats)
         #expect(await waitUntil(timeout: 5) { harness.statuses.states == [.connected] }, "\(harness.statuses.all)")
@@ -110,7 +110,7 @@ struct NMEASerialPtyTests {
         let target = try FileManager.default.destinationOfSymbolicLink(atPath: pair.gps)
         let link = dir + "/by-id-gps"
         try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: target)
-        let harness = Harness()
+        let harness = Harness(id: "gps0")
         let task = start(harness, device: link)
         #expect(await waitUntil(timeout: 5) { harness.statuses.states == [.connected] }, "\(harness.statuses.all)")
 
@@ -145,7 +145,7 @@ struct NMEASerialPtyTests {
         let pair = try PtyPair(directory: dir)
         #expect(await pair.waitReady())
         try pair.openFeed()
-        let harness = Harness()
+        let harness = Harness(id: "gps0")
         let task = start(harness, device: pair.gps, noDataTimeout: 0.5, initCommands: ["$PMTK220,1000*1F", "$PUBX,40,GSV,0,0,0,0*59"])
         #expect(await waitUntil(timeout: 5) { harness.statuses.states == [.connected] }, "\(harness.statuses.all)")
         let expected = Array("$PMTK220,1000*1F\r\n$PUBX,40,GSV,0,0,0,0*59\r\n".utf8)
@@ -170,7 +170,7 @@ struct NMEASerialPtyTests {
     func missingDeviceIsReportedOnceAndShutdownIsPrompt() async throws {
         let dir = temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let harness = Harness()
+        let harness = Harness(id: "gps0")
         let task = start(harness, device: dir + "/gps")
         #expect(await waitUntil(timeout: 3) { !harness.statuses.states.isEmpty })
         try await Task.sleep(nanoseconds: 800_000_000)
@@ -181,7 +181,7 @@ struct NMEASerialPtyTests {
 
     @Test(.timeLimit(.minutes(1)))
     func aFileThatIsNotATerminalIsReported() async throws {
-        let harness = Harness()
+        let harness = Harness(id: "gps0")
         let task = start(harness, device: "/dev/null")
         #expect(await waitUntil(timeout: 3) { !harness.statuses.states.isEmpty })
         #expect(harness.statuses.states == [.disconnected])

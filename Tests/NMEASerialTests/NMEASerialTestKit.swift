@@ -6,65 +6,23 @@ import Logging
 import Glibc
 #endif
 
-/// In-memory harness: a context whose publisher records what is published, and the statuses reported.
-struct Harness {
-    let outlet = MemoryOutlet()
-    let statuses = StatusLog()
-    let context: PluginContext
-    private let collected = Collected()
+@_exported import LocusTestKit
 
-    init(id: String = "gps0") {
-        let statuses = self.statuses
-        context = PluginContext(id: id, logger: Logger(label: "nmea-serial-test"),
-                                publisher: EventPublisher(producer: id, outlet: outlet)) { state, reason in
-            statuses.append(state, reason)
-        }
-    }
+/// The shared in-memory harness (LocusTestKit).
+typealias Harness = PluginHarness
 
-    /// Everything published so far (kept across calls).
-    func messages() throws -> [BusMessage] {
-        let new = try outlet.take().map {
-            BusMessage(topic: $0.topic, envelope: try EnvelopeCodec.decode($0.body, registry: .core), body: $0.body)
-        }
-        return collected.append(new)
-    }
-
+extension PluginHarness {
     /// The published fixes and sky views, in order, as the decoder's observations.
     func observations() throws -> [NMEAObservation] {
         try messages().compactMap { m in
-            guard case .typed(let p) = m.envelope.payload else { return nil }
-            if m.topic == "obs.fix.\(context.id)", let f = p as? Fix { return .fix(f, m.envelope.time) }
-            if m.topic == "obs.sky.\(context.id)", let s = p as? SkyView { return .sky(s, m.envelope.time) }
+            if m.topic == "obs.fix.\(context.id)", let f = m.payload(Fix.self) { return .fix(f, m.envelope.time) }
+            if m.topic == "obs.sky.\(context.id)", let s = m.payload(SkyView.self) { return .sky(s, m.envelope.time) }
             return nil
         }
     }
 
     func fixCount() throws -> Int {
         try observations().filter { if case .fix = $0 { true } else { false } }.count
-    }
-}
-
-final class Collected: @unchecked Sendable {
-    private let lock = NSLock()
-    private var all: [BusMessage] = []
-    func append(_ m: [BusMessage]) -> [BusMessage] {
-        lock.lock()
-        defer { lock.unlock() }
-        all += m
-        return all
-    }
-}
-
-final class StatusLog: @unchecked Sendable {
-    private let lock = NSLock()
-    private var entries: [(PluginStatus.State, String?, ContinuousClock.Instant)] = []
-    func append(_ s: PluginStatus.State, _ r: String?) { lock.lock(); entries.append((s, r, .now)); lock.unlock() }
-    var states: [PluginStatus.State] { lock.lock(); defer { lock.unlock() }; return entries.map(\.0) }
-    var all: [(PluginStatus.State, String?)] { lock.lock(); defer { lock.unlock() }; return entries.map { ($0.0, $0.1) } }
-    /// When the `index`th status was reported.
-    func time(_ index: Int) -> ContinuousClock.Instant? {
-        lock.lock(); defer { lock.unlock() }
-        return index < entries.count ? entries[index].2 : nil
     }
 }
 
@@ -109,16 +67,6 @@ enum Fixtures {
     }
 }
 
-/// Polls `condition` every 20 ms until it holds or `timeout` seconds pass.
-@discardableResult
-func waitUntil(timeout: Double, _ condition: () throws -> Bool) async rethrows -> Bool {
-    let deadline = ContinuousClock.now.advanced(by: .milliseconds(Int64(timeout * 1000)))
-    while ContinuousClock.now < deadline {
-        if try condition() { return true }
-        try? await Task.sleep(nanoseconds: 20_000_000)
-    }
-    return try condition()
-}
 
 /// A fresh empty directory under /tmp.
 func temporaryDirectory() -> String {

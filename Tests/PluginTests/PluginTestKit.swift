@@ -2,29 +2,11 @@ import Foundation
 import LocusCore
 import Logging
 
-/// In-memory harness for plugin tests: a context whose publisher records what is published.
-struct PluginHarness {
-    let outlet = MemoryOutlet()
-    let statuses = StatusLog()
-    let context: PluginContext
+@_exported import LocusTestKit
 
-    init(id: String = "test") {
-        let statuses = self.statuses
-        context = PluginContext(id: id, logger: Logger(label: "test"), publisher: EventPublisher(producer: id, outlet: outlet)) { state, reason in
-            statuses.append(state, reason)
-        }
-    }
-
-    func published(registry: PayloadRegistry = .core) throws -> [BusMessage] {
-        try outlet.take().map { BusMessage(topic: $0.topic, envelope: try EnvelopeCodec.decode($0.body, registry: registry), body: $0.body) }
-    }
-}
-
-final class StatusLog: @unchecked Sendable {
-    private let lock = NSLock()
-    private var entries: [(PluginStatus.State, String?)] = []
-    func append(_ s: PluginStatus.State, _ r: String?) { lock.lock(); entries.append((s, r)); lock.unlock() }
-    var states: [PluginStatus.State] { lock.lock(); defer { lock.unlock() }; return entries.map(\.0) }
+extension PluginHarness {
+    /// Everything published so far, decoded.
+    func published(registry: PayloadRegistry = .core) throws -> [BusMessage] { try messages() }
 }
 
 func fixMessage(source: String = "gps0", speed: Double?, at seconds: Double, seq: UInt64 = 1) -> BusMessage {

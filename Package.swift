@@ -3,7 +3,7 @@ import PackageDescription
 
 /// One entry per plugin folder under Plugins/. Keep in step with Sources/LocusPlugins/BuiltinPlugins.swift.
 let pluginTargets: [(name: String, folder: String, extra: [Target.Dependency])] = [
-    ("LocusReplay", "Replay", []),
+    ("LocusReplay", "Replay", ["LocusFormats"]),
     ("LocusConsoleSink", "Console", []),
     ("LocusFileSink", "File", []),
     ("LocusExec", "Exec", []),

@@ -106,6 +106,7 @@ let package = Package(
         .testTarget(
             name: "EndToEndTests",
             dependencies: ["LocusCore"],
+            exclude: ["Scripts"],
             resources: [.copy("Fixtures")]
         ),
     ] + pluginTargets.map {

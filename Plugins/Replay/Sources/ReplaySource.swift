@@ -1,31 +1,62 @@
 import Foundation
 import LocusCore
+import LocusFormats
 import Logging
 
-/// Plays a Locus recording onto the bus, ticking the bus clock in recorded time.
+/// Plays a recording onto the bus, ticking the bus clock in recorded time.
 ///
-/// Messages are re-published with this source as producer (fresh sequence numbers) on their
-/// recorded topics, so services configured for `gps0` see a replay of `gps0` as if live.
+/// Locus recordings are re-published with this source as producer (fresh sequence numbers) on
+/// their recorded topics, so services configured for `gps0` see a replay of `gps0` as if live.
+/// NMEA logs, gpsd JSON logs and GPX files are decoded as `locus decode` does and published on
+/// `obs.fix.<source>` / `obs.sky.<source>`.
 public struct ReplaySource: SourcePlugin {
     public let configuration: ReplayConfiguration
     public let path: String
+    /// The file's format: `configuration.format`, or detected from its first bytes (Locus if undecided).
+    public let format: RecordingFormat
+    /// Source id for NMEA, gpsd and GPX files.
+    public let source: String
 
-    public init(configuration: ReplayConfiguration, path: String) {
+    /// `pluginID` is the default `source` (the factory passes the configured id).
+    public init(configuration: ReplayConfiguration, path: String, pluginID: String = "replay") {
         self.configuration = configuration
         self.path = path
+        self.source = configuration.source ?? pluginID
+        self.format = Self.format(of: path, configured: configuration.format) ?? .locus
     }
 
-    public var produces: [String] { configuration.topics + ["clock.tick"] }
+    /// The configured format, or the one detected from the file's first 4 KiB (nil if undecided).
+    public static func format(of path: String, configured: ReplayConfiguration.Format) -> RecordingFormat? {
+        if let f = RecordingFormat(rawValue: configured.rawValue) { return f }
+        guard let input = try? ByteInput(path: path), let head = try? input.peek(4096) else { return nil }
+        // An empty file plays nothing whatever its format.
+        return head.isEmpty ? .locus : RecordingFormat.detect(head)
+    }
+
+    public var produces: [String] {
+        if format == .locus { return configuration.topics + ["clock.tick"] }
+        return ["obs.fix." + source, "obs.sky." + source].filter { t in configuration.topics.contains { t.hasPrefix($0) } }
+            + ["clock.tick"]
+    }
     public var drivesClock: Bool { true }
 
     public func run(context: PluginContext) async throws {
+        if configuration.startDelay > 0 {
+            try await Task.sleep(nanoseconds: UInt64(configuration.startDelay * 1e9))
+        }
+        // Locus recordings keep their line-by-line path (with skipped lines logged) unless cut.
+        if format == .locus, configuration.start == nil, configuration.end == nil {
+            try await runRecording(context: context)
+        } else {
+            try await runDecoded(context: context)
+        }
+    }
+
+    private func runRecording(context: PluginContext) async throws {
         let reader = try LineReader(path: path)
         var timeline = RecordingTimeline(reader: reader, topics: configuration.topics,
                                          tickInterval: configuration.tickInterval, loop: configuration.loop)
         let tick = ClockTick(basis: .recorded, interval: configuration.tickInterval)
-        if configuration.startDelay > 0 {
-            try await Task.sleep(nanoseconds: UInt64(configuration.startDelay * 1e9))
-        }
         var pacer = Pacer(speed: configuration.speed)
         var published = 0
         var skipped = 0
@@ -49,6 +80,53 @@ public struct ReplaySource: SourcePlugin {
         }
         context.logger.info("recording finished", metadata: ["file": "\(path)", "published": "\(published)", "skipped": "\(skipped)"])
     }
+
+    /// NMEA, gpsd and GPX files (and Locus recordings cut by `start`/`end`): decoded on a thread
+    /// by `RecordingDecoder`, paced here, with ticks from `TickScheduler`.
+    private func runDecoded(context: PluginContext) async throws {
+        let options = DecodeOptions(source: source, fallbackDate: configuration.date, includeSky: true)
+        let tick = ClockTick(basis: .recorded, interval: configuration.tickInterval)
+        var scheduler = TickScheduler(tickInterval: configuration.tickInterval)
+        var pacer = Pacer(speed: configuration.speed)
+        var published = 0
+        var pass = 0
+        repeat {
+            pass += 1
+            let feed = DecodeFeed()
+            feed.start(path: path, format: format, options: options)
+            defer { feed.cancel() }
+            decoding: while true {
+                switch try await feed.next() {
+                case .end(let warnings, let statistics):
+                    if pass == 1 {
+                        for w in warnings { context.logger.warning("\(w)", metadata: ["file": "\(path)"]) }
+                        context.logger.debug("decoded", metadata: ["file": "\(path)", "statistics": "\(statistics.summary)"])
+                    }
+                    break decoding
+                case .observation(let o):
+                    guard configuration.topics.contains(where: { o.topic.hasPrefix($0) }), Topic.isValid(o.topic) else { continue }
+                    if let start = configuration.start, o.time < start { continue }
+                    if let end = configuration.end, o.time > end { break decoding }
+                    let (ticks, time) = scheduler.message(at: o.time)
+                    for t in ticks {
+                        try await pacer.wait(until: t)
+                        context.publish(tick, topic: "clock.tick", time: t)
+                    }
+                    try await pacer.wait(until: time)
+                    switch o.payload {
+                    case .typed(let payload): context.publish(payload, topic: o.topic, time: time)
+                    case .raw(let raw): context.publisher.publish(raw: raw, topic: o.topic, time: time)
+                    }
+                    published += 1
+                }
+            }
+        } while scheduler.endOfPass(loop: configuration.loop)
+        if let t = scheduler.closingTick() {
+            try await pacer.wait(until: t)
+            context.publish(tick, topic: "clock.tick", time: t)
+        }
+        context.logger.info("recording finished", metadata: ["file": "\(path)", "format": "\(format)", "published": "\(published)"])
+    }
 }
 
 /// Maps recorded time to wall time at the configured speed. Sleeping is the only use of the wall
@@ -64,7 +142,7 @@ struct Pacer {
         guard case .factor(let factor) = speed else {
             // Let other tasks (and cancellation) in now and then when running flat out.
             sinceYield += 1
-            if sinceYield >= 256 { sinceYield = 0; await Task.yield() }
+            if sinceYield >= 256 { sinceYield = 0; await Task.yield(); try Task.checkCancellation() }
             return
         }
         guard let origin else {

@@ -13,23 +13,10 @@ public enum GpsdPlugin {
 }
 
 /// Counters of a running source, readable from any task (tests, diagnostics).
-public final class GpsdStatistics: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value = GpsdCounters()
+public typealias GpsdStatistics = SourceCounters<GpsdCounters>
 
-    public init() {}
-
-    public var counters: GpsdCounters {
-        lock.lock()
-        defer { lock.unlock() }
-        return value
-    }
-
-    func update(_ c: GpsdCounters) {
-        lock.lock()
-        value = c
-        lock.unlock()
-    }
+extension SourceCounters where Counters == GpsdCounters {
+    public convenience init() { self.init(GpsdCounters()) }
 }
 
 /// Connects to gpsd, asks for JSON reports (`?WATCH={"enable":true,"json":true}`) and publishes

@@ -25,23 +25,10 @@ public struct NMEASerialCounters: Sendable, Equatable {
     public init() {}
 }
 
-public final class NMEASerialStatistics: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value = NMEASerialCounters()
+public typealias NMEASerialStatistics = SourceCounters<NMEASerialCounters>
 
-    public init() {}
-
-    public var counters: NMEASerialCounters {
-        lock.lock()
-        defer { lock.unlock() }
-        return value
-    }
-
-    func update(_ body: (inout NMEASerialCounters) -> Void) {
-        lock.lock()
-        body(&value)
-        lock.unlock()
-    }
+extension SourceCounters where Counters == NMEASerialCounters {
+    public convenience init() { self.init(NMEASerialCounters()) }
 }
 
 /// Reads NMEA 0183 from a serial device and publishes fixes on `obs.fix.<id>` and sky views on

@@ -16,24 +16,16 @@ public struct RecordingTimeline {
     private let reader: LineReader
     private let topics: [String]
     private let registry: PayloadRegistry
-    private let tickMillis: Int64
     private let loop: Bool
-    private var nextTick: Int64?
-    /// Latest (shifted) message time so far.
-    private var lastTime: Int64?
-    /// Recorded time of the file's first message, unshifted.
-    private var fileFirstTime: Int64?
-    /// Added to recorded times after each loop so that event time never goes backwards.
-    private var loopOffset: Int64 = 0
+    private var ticks: TickScheduler
     private var pending: [Item] = []
     private var finished = false
-    private var sawMessageThisPass = false
 
     public init(reader: LineReader, topics: [String], tickInterval: Double, loop: Bool = false,
                 registry: PayloadRegistry = PayloadRegistry()) {
         self.reader = reader
         self.topics = topics
-        self.tickMillis = max(10, Int64((tickInterval * 1000).rounded()))
+        self.ticks = TickScheduler(tickInterval: tickInterval)
         self.loop = loop
         self.registry = registry
     }
@@ -44,18 +36,12 @@ public struct RecordingTimeline {
         while true {
             switch reader.next() {
             case .end:
-                if loop, sawMessageThisPass, let first = fileFirstTime, let last = lastTime {
-                    // The next pass starts one tick after the last message.
-                    loopOffset = (last + tickMillis) - first
-                    sawMessageThisPass = false
+                if ticks.endOfPass(loop: loop) {
                     reader.rewind()
                     continue
                 }
                 finished = true
-                if let t = nextTick, let last = lastTime, t <= last + tickMillis {
-                    return .tick(EventTime(milliseconds: t))
-                }
-                return nil
+                return ticks.closingTick().map { .tick($0) }
             case .tooLong:
                 return .skipped(line: reader.lineNumber, reason: "line longer than \(reader.maxLineBytes) bytes")
             case .text(let bytes):
@@ -73,17 +59,9 @@ public struct RecordingTimeline {
                 } catch {
                     return .skipped(line: reader.lineNumber, reason: "\(error)")
                 }
-                if fileFirstTime == nil { fileFirstTime = envelope.time.milliseconds }
-                sawMessageThisPass = true
-                let t = envelope.time.milliseconds + loopOffset
-                envelope.time = EventTime(milliseconds: t)
-                if nextTick == nil { nextTick = (t / tickMillis) * tickMillis + (t % tickMillis == 0 ? 0 : tickMillis) }
-                // Time may step back in a recording (receiver glitch); ticks only move forward.
-                if let last = lastTime { lastTime = max(last, t) } else { lastTime = t }
-                while let tick = nextTick, tick < t {
-                    pending.append(.tick(EventTime(milliseconds: tick)))
-                    nextTick = tick + tickMillis
-                }
+                let (due, shifted) = ticks.message(at: envelope.time)
+                envelope.time = shifted
+                pending.append(contentsOf: due.map { .tick($0) })
                 pending.append(.message(topic: topic, envelope: envelope))
                 return pending.removeFirst()
             }

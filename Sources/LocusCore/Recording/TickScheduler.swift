@@ -1,27 +1,26 @@
-import LocusCore
-
 /// Inserts `clock.tick`s into a stream of recorded message times and shifts each loop pass
-/// forward, the way `RecordingTimeline` does for Locus recordings: ticks fall on whole multiples
+/// forward — shared by `RecordingTimeline` (Locus recordings) and the replay source's other
+/// formats, so every replay ticks the same way: ticks fall on whole multiples
 /// of the interval since the epoch, a tick at T goes out before the first message later than T,
 /// one closing tick follows the last message, and each pass starts one tick after the previous
 /// pass's last message so event time never goes back.
-struct TickScheduler {
-    let tickMillis: Int64
+public struct TickScheduler {
+    public let tickMillis: Int64
     private var nextTick: Int64?
     /// Latest (shifted) message time so far.
     private var lastTime: Int64?
     /// Recorded time of the first message of the first pass, unshifted.
     private var firstTime: Int64?
     /// Added to recorded times after each loop.
-    private(set) var loopOffset: Int64 = 0
+    public private(set) var loopOffset: Int64 = 0
     private var sawMessageThisPass = false
 
-    init(tickInterval: Double) {
+    public init(tickInterval: Double) {
         tickMillis = max(10, Int64((tickInterval * 1000).rounded()))
     }
 
     /// The ticks due before a message recorded at `recorded`, and its shifted time.
-    mutating func message(at recorded: EventTime) -> (ticks: [EventTime], time: EventTime) {
+    public mutating func message(at recorded: EventTime) -> (ticks: [EventTime], time: EventTime) {
         if firstTime == nil { firstTime = recorded.milliseconds }
         sawMessageThisPass = true
         let t = recorded.milliseconds + loopOffset
@@ -37,7 +36,7 @@ struct TickScheduler {
     }
 
     /// At the end of a pass: true (and the next pass shifted) if another pass should follow.
-    mutating func endOfPass(loop: Bool) -> Bool {
+    public mutating func endOfPass(loop: Bool) -> Bool {
         guard loop, sawMessageThisPass, let first = firstTime, let last = lastTime else { return false }
         loopOffset = (last + tickMillis) - first
         sawMessageThisPass = false
@@ -45,7 +44,7 @@ struct TickScheduler {
     }
 
     /// The tick that closes playback, if one is due.
-    func closingTick() -> EventTime? {
+    public func closingTick() -> EventTime? {
         guard let t = nextTick, let last = lastTime, t <= last + tickMillis else { return nil }
         return EventTime(milliseconds: t)
     }

@@ -1,0 +1,15 @@
+import Foundation
+
+/// A source's counters, updated from its task and readable from any other (tests, diagnostics).
+public final class SourceCounters<Counters: Sendable>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: Counters
+
+    public init(_ initial: Counters) { value = initial }
+
+    public var counters: Counters { lock.withLock { value } }
+
+    public func update(_ body: (inout Counters) -> Void) { lock.withLock { body(&value) } }
+
+    public func update(_ newValue: Counters) { lock.withLock { value = newValue } }
+}

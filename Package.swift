@@ -8,7 +8,7 @@ let pluginTargets: [(name: String, folder: String, extra: [Target.Dependency])] 
     ("LocusFileSink", "File", []),
     ("LocusExec", "Exec", []),
     ("LocusExampleSpeedAlert", "ExampleSpeedAlert", []),
-    ("LocusGpsdSource", "Gpsd", []),
+    ("LocusGpsdSource", "Gpsd", ["LocusFormats"]),
     ("LocusNMEASerialSource", "NMEASerial", ["LocusNMEA"]),
 ]
 
@@ -95,7 +95,7 @@ let package = Package(
         ),
         .testTarget(
             name: "GpsdPluginTests",
-            dependencies: ["LocusGpsdSource", "LocusCore", "LocusTestKit", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["LocusGpsdSource", "LocusFormats", "LocusCore", "LocusTestKit", .product(name: "Logging", package: "swift-log")],
             resources: [.copy("Fixtures")]
         ),
         .testTarget(

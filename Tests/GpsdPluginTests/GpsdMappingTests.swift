@@ -1,6 +1,7 @@
 import Foundation
 import LocusCore
 @testable import LocusGpsdSource
+import LocusFormats
 import Testing
 
 /// What a fix should hold for a TPV of gpsd's output, computed here from the JSON objects
@@ -220,16 +221,32 @@ func runSession(_ lines: [String], device: String? = nil) -> (GpsdSession, [Gpsd
         #expect(one.oversized == 1)
     }
 
-    @Test func constellationsFromGnssIdOrPRN() {
-        #expect(GpsdMapping.constellation(gnssid: 6, prn: 70) == "glonass")
-        #expect(GpsdMapping.constellation(gnssid: 2, prn: 301) == "galileo")
-        #expect(GpsdMapping.constellation(gnssid: nil, prn: 12) == "gps")
-        #expect(GpsdMapping.constellation(gnssid: nil, prn: 70) == "glonass")
-        #expect(GpsdMapping.constellation(gnssid: nil, prn: 133) == "sbas")
-        #expect(GpsdMapping.constellation(gnssid: nil, prn: 195) == "qzss")
-        #expect(GpsdMapping.constellation(gnssid: nil, prn: 210) == "beidou")
-        #expect(GpsdMapping.constellation(gnssid: nil, prn: 310) == "galileo")
-        #expect(GpsdMapping.constellation(gnssid: nil, prn: 999) == "unknown")
+    /// `locus decode` of a `gpspipe -w` recording gives the fixes and sky views the source
+    /// published while it was recorded. Before the mapping was shared they differed on both
+    /// inputs: decode ignored the recording's GST reports (other accuracies for 18:11:42), and
+    /// the source published an empty sky view for a SKY without satellites.
+    @Test func decodingARecordingGivesWhatTheSourcePublished() throws {
+        let dopsOnly = [
+            // gpsd ≥ 3.23 sends SKYs with just the DOPs between sky views.
+            "{\"class\":\"TPV\",\"mode\":2,\"time\":\"2022-03-09T15:01:19.000Z\",\"lat\":51.07,\"lon\":-114.1}",
+            "{\"class\":\"SKY\",\"hdop\":0.94,\"uSat\":8}",
+            "{\"class\":\"TPV\",\"mode\":2,\"time\":\"2022-03-09T15:01:20.000Z\",\"lat\":51.07,\"lon\":-114.1}",
+        ]
+        for lines in [try Fixtures.lines(Self.recording), dopsOnly] {
+            let (_, published, _) = runSession(lines)
+            var d = RecordingDecoder(options: DecodeOptions(source: "gps0"))
+            var decoded: [GpsdSession.Output] = []
+            try d.decode(ByteInput(bytes: Array(lines.joined(separator: "\n").utf8)), format: .gpsd) { o in
+                if let f = o.fix { decoded.append(.fix(f, o.time)) }
+                if let s = o.sky { decoded.append(.sky(s, o.time)) }
+            }
+            #expect(!published.isEmpty)
+            #expect(decoded == published)
+        }
+        // The DOP-only SKY gives no view, only the DOPs of the next fix.
+        let (_, out, _) = runSession(dopsOnly)
+        #expect(out.count == 2)
+        if case .fix(let f, _) = out.last { #expect(f.hdop == 0.94 && f.satellitesUsed == 8) } else { Issue.record("\(out)") }
     }
 
     @Test func configurationDefaultsAndValidation() throws {

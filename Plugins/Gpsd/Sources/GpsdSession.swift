@@ -1,4 +1,5 @@
 import LocusCore
+import LocusFormats
 
 /// Counts of what the source received and did, for logs and tests.
 public struct GpsdCounters: Sendable, Equatable {
@@ -11,7 +12,7 @@ public struct GpsdCounters: Sendable, Equatable {
     /// TPVs without `time`: no event time, so no fix (skipped).
     public var tpvWithoutTime = 0
     public var sky = 0
-    /// SKYs without `time` before any TPV time on the connection (skipped).
+    /// SKYs with satellites but without `time`, before any TPV time on the connection (skipped).
     public var skyWithoutTime = 0
     public var gst = 0
     /// Reports from a device other than the configured one.
@@ -44,24 +45,19 @@ public struct GpsdSession {
         case malformed(String)
     }
 
-    public let source: String
-    public let device: String?
+    public var source: String { mapper.source }
+    public var device: String? { mapper.device }
     public var counters = GpsdCounters()
-    /// Most recent SKY and GST of the selected device on this connection.
-    var lastSky: GpsdSky?
-    var lastGST: GpsdGST?
-    /// Time of the last TPV: the event time of SKYs that carry none (gpsd 3.22 sends none).
-    var lastTPVTime: EventTime?
+    /// The latest SKY, GST and TPV time of the selected device on this connection, and the
+    /// mapping (shared with `locus decode` of gpsd JSON).
+    var mapper: GpsdObservationMapper
 
     public init(source: String, device: String?) {
-        self.source = source
-        self.device = device
+        mapper = GpsdObservationMapper(source: source, device: device)
     }
 
     public mutating func connectionStarted() {
-        lastSky = nil
-        lastGST = nil
-        lastTPVTime = nil
+        mapper.reset()
         counters.connections += 1
     }
 
@@ -85,41 +81,10 @@ public struct GpsdSession {
         return bytes.withUnsafeBufferPointer { handle(line: $0, into: &out) }
     }
 
-    func accepts(_ reportDevice: String?) -> Bool {
-        guard let device else { return true }
-        return reportDevice == device
-    }
-
     public mutating func handle(_ report: GpsdReport, into out: inout [Output]) -> Note {
         switch report {
-        case .tpv(let tpv):
-            counters.tpv += 1
-            guard accepts(tpv.device) else { counters.otherDevice += 1; return .none }
-            guard let time = tpv.time else {
-                counters.tpvWithoutTime += 1
-                return .tpvSeen
-            }
-            lastTPVTime = time
-            let fix = GpsdMapping.fix(from: tpv, source: source, gst: lastGST, sky: lastSky)
-            out.append(.fix(fix, time))
-            counters.fixesPublished += 1
-            return .tpvSeen
-        case .sky(let sky):
-            counters.sky += 1
-            guard accepts(sky.device) else { counters.otherDevice += 1; return .none }
-            lastSky = sky
-            guard let time = sky.time ?? lastTPVTime else {
-                counters.skyWithoutTime += 1
-                return .none
-            }
-            out.append(.sky(GpsdMapping.skyView(from: sky, source: source), time))
-            counters.skyViewsPublished += 1
-            return .none
-        case .gst(let gst):
-            counters.gst += 1
-            guard accepts(gst.device) else { counters.otherDevice += 1; return .none }
-            lastGST = gst
-            return .none
+        case .data(let data):
+            return handle(data, into: &out)
         case .version(let release, let major, let minor):
             return .version("\(release ?? "?") (protocol \(major.map(String.init) ?? "?").\(minor.map(String.init) ?? "?"))")
         case .devices(let paths):
@@ -128,10 +93,35 @@ public struct GpsdSession {
             return .none
         case .error(let message):
             return .gpsdError(message)
-        case .other:
-            counters.ignored += 1
-            return .none
         }
+    }
+
+    mutating func handle(_ data: GpsdDataReport, into out: inout [Output]) -> Note {
+        var note = Note.none
+        switch data {
+        case .tpv: counters.tpv += 1
+        case .sky: counters.sky += 1
+        case .gst: counters.gst += 1
+        case .other: break
+        }
+        switch mapper.map(data) {
+        case .fix(let fix, let time):
+            out.append(.fix(fix, time))
+            counters.fixesPublished += 1
+            note = .tpvSeen
+        case .sky(let sky, let time):
+            out.append(.sky(sky, time))
+            counters.skyViewsPublished += 1
+        case .tpvWithoutTime:
+            // gpsd is delivering data, if no fix yet.
+            counters.tpvWithoutTime += 1
+            note = .tpvSeen
+        case .skyWithoutTime: counters.skyWithoutTime += 1
+        case .otherDevice: counters.otherDevice += 1
+        case .ignored: counters.ignored += 1
+        case .kept: break
+        }
+        return note
     }
 }
 

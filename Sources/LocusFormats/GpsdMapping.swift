@@ -1,6 +1,7 @@
 import LocusCore
 
-/// Conversion of gpsd reports to Locus events.
+/// Conversion of gpsd reports to Locus events: the one mapping behind the gpsd source and
+/// `GpsdJSONReader` (`locus decode`, replay); `GpsdObservationMapper` feeds it in report order.
 ///
 /// Error estimates: gpsd documents its `eph`/`epx`/`epy`/`epv`/`eps`/`epd` as 95 % confidence
 /// figures ("certainty unknown" in newer manuals). For NMEA receivers gpsd computes them from the
@@ -48,7 +49,7 @@ public enum GpsdMapping {
             fix.hdop = sky.hdop
             fix.vdop = sky.vdop
             fix.pdop = sky.pdop
-            fix.satellitesUsed = sky.usedCount ?? (sky.satellites.isEmpty ? nil : sky.satellites.filter(\.used).count)
+            fix.satellitesUsed = sky.usedCount ?? sky.satellites.map { $0.filter(\.used).count }
         }
         let acc = accuracies(tpv: tpv, gst: gst)
         fix.horizontalAccuracy = acc.horizontal
@@ -89,9 +90,9 @@ public enum GpsdMapping {
         }
     }
 
-    /// A SKY report as a sky view.
+    /// A SKY report as a sky view (no satellites if the report lists none).
     public static func skyView(from sky: GpsdSky, source: String) -> SkyView {
-        SkyView(source: source, satellites: sky.satellites.map { s in
+        SkyView(source: source, satellites: (sky.satellites ?? []).map { s in
             SkyView.Satellite(
                 constellation: constellation(gnssid: s.gnssid, prn: s.prn),
                 prn: s.prn,

@@ -21,6 +21,7 @@ let package = Package(
         .library(name: "LocusBus", targets: ["LocusBus"]),
         .library(name: "LocusRuntime", targets: ["LocusRuntime"]),
         .library(name: "LocusTestKit", targets: ["LocusTestKit"]),
+        .library(name: "LocusNMEA", targets: ["LocusNMEA"]),
     ],
     dependencies: [
         .package(url: "https://github.com/jpsim/Yams.git", from: "6.2.2"),
@@ -77,7 +78,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "locus-bench",
-            dependencies: ["LocusCore", "LocusBus"],
+            dependencies: ["LocusCore", "LocusBus", "LocusNMEA"],
             path: "Benchmarks/locus-bench"
         ),
         .testTarget(name: "LocusCoreTests", dependencies: ["LocusCore"]),

@@ -6,6 +6,7 @@ usage: locus-bench hub N            fix messages through the hub to an ipc subsc
        locus-bench hub-payload N    same, with the hub also decoding payloads
        locus-bench codec N          encode / decode / hub-validate N fix envelopes
        locus-bench validate N       only the hub's validation (for profiling)
+       locus-bench nmea FILE [R]    the NMEA decoder alone over FILE, best of R (default 3) repeats
 """
 
 let arguments = CommandLine.arguments
@@ -27,6 +28,10 @@ do {
     case "validate":
         guard let n = parseCount(arguments[2]) else { throw BenchError.usage }
         CodecBench.runValidationOnly(count: n)
+    case "nmea":
+        let repeats = arguments.count > 3 ? parseCount(arguments[3]) : 3
+        guard let repeats else { throw BenchError.usage }
+        try NMEABench.run(path: arguments[2], repeats: repeats)
     default:
         throw BenchError.usage
     }

@@ -12,7 +12,9 @@ public struct NMEAEpochAssembler {
     public let options: NMEADecoderOptions
     /// Decoding counters (its `framing` part stays zero: the framer keeps those).
     public private(set) var statistics = NMEAStatistics()
-    private var current: NMEAEpoch?
+    /// The epoch being assembled; meaningful only while `isOpen`.
+    private var epoch = NMEAEpoch(timeOfDay: -1, days: nil)
+    private var isOpen = false
     /// Last known date (days since 1970) and the time of day it applies to.
     private var days: Int?
     private var lastTimeOfDay: Int?
@@ -52,108 +54,100 @@ public struct NMEAEpochAssembler {
         switch formatter {
         case nmeaFormatter("GGA"):
             let g = GGA(s)
-            guard var e = open(g.time, positionValid: (g.quality ?? 0) > 0 && g.latitude != nil, emit: emit) else { return }
-            e.hasPositionSentence = true
-            e.ggaQuality = g.quality
+            guard open(g.time, positionValid: (g.quality ?? 0) > 0 && g.latitude != nil, emit: emit) else { return }
+            epoch.hasPositionSentence = true
+            epoch.ggaQuality = g.quality
             if let q = g.quality, q > 0, let lat = g.latitude, let lon = g.longitude {
-                e.latitude = lat
-                e.longitude = lon
-                if let a = g.altitudeMSL { e.altitudeMSL = a }
-                if let n = g.geoidSeparation { e.geoidSeparation = n }
+                epoch.latitude = lat
+                epoch.longitude = lon
+                if let a = g.altitudeMSL { epoch.altitudeMSL = a }
+                if let n = g.geoidSeparation { epoch.geoidSeparation = n }
             }
-            if let n = g.satellites { e.satellitesUsed = n }
-            if let h = g.hdop { e.hdop = h }
-            current = e
+            if let n = g.satellites { epoch.satellitesUsed = n }
+            if let h = g.hdop { epoch.hdop = h }
         case nmeaFormatter("RMC"):
             let r = RMC(s)
-            guard var e = open(r.time, positionValid: r.status == UInt8(ascii: "A") && r.latitude != nil, emit: emit) else { return }
-            e.hasPositionSentence = true
-            if let d = r.date { setDate(d, epoch: &e) }
-            if r.mode != nil { e.modeIndicator = r.mode }
+            guard open(r.time, positionValid: r.status == UInt8(ascii: "A") && r.latitude != nil, emit: emit) else { return }
+            epoch.hasPositionSentence = true
+            if let d = r.date { setDate(d) }
+            if r.mode != nil { epoch.modeIndicator = r.mode }
             if r.status == UInt8(ascii: "A"), r.mode != NMEAModeIndicator.notValid,
                let lat = r.latitude, let lon = r.longitude {
-                e.statusValid = true
-                e.latitude = lat
-                e.longitude = lon
-                if let k = r.speedKnots { e.speed = k * NMEAUnits.metresPerSecondPerKnot }
-                if let c = r.course { e.course = c }
+                epoch.statusValid = true
+                epoch.latitude = lat
+                epoch.longitude = lon
+                if let k = r.speedKnots { epoch.speed = k * NMEAUnits.metresPerSecondPerKnot }
+                if let c = r.course { epoch.course = c }
             }
-            current = e
         case nmeaFormatter("GLL"):
             let g = GLL(s)
-            guard var e = open(g.time, positionValid: g.status != UInt8(ascii: "V") && g.latitude != nil, emit: emit) else { return }
-            e.hasPositionSentence = true
-            if g.mode != nil { e.modeIndicator = g.mode }
+            guard open(g.time, positionValid: g.status != UInt8(ascii: "V") && g.latitude != nil, emit: emit) else { return }
+            epoch.hasPositionSentence = true
+            if g.mode != nil { epoch.modeIndicator = g.mode }
             if g.status == UInt8(ascii: "A"), g.mode != NMEAModeIndicator.notValid,
                let lat = g.latitude, let lon = g.longitude {
-                e.statusValid = true
-                e.latitude = lat
-                e.longitude = lon
+                epoch.statusValid = true
+                epoch.latitude = lat
+                epoch.longitude = lon
             }
-            current = e
         case nmeaFormatter("GNS"):
             let g = GNS(s)
-            guard var e = open(g.time, positionValid: g.mode != NMEAModeIndicator.notValid && g.latitude != nil, emit: emit) else { return }
-            e.hasPositionSentence = true
-            if g.mode != nil { e.modeIndicator = g.mode }
+            guard open(g.time, positionValid: g.mode != NMEAModeIndicator.notValid && g.latitude != nil, emit: emit) else { return }
+            epoch.hasPositionSentence = true
+            if g.mode != nil { epoch.modeIndicator = g.mode }
             if g.mode != nil, g.mode != NMEAModeIndicator.notValid, let lat = g.latitude, let lon = g.longitude {
-                e.statusValid = true
-                e.latitude = lat
-                e.longitude = lon
-                if let a = g.altitudeMSL { e.altitudeMSL = a }
-                if let n = g.geoidSeparation { e.geoidSeparation = n }
+                epoch.statusValid = true
+                epoch.latitude = lat
+                epoch.longitude = lon
+                if let a = g.altitudeMSL { epoch.altitudeMSL = a }
+                if let n = g.geoidSeparation { epoch.geoidSeparation = n }
             }
-            if let n = g.satellites { e.satellitesUsed = n }
-            if let h = g.hdop { e.hdop = h }
-            current = e
+            if let n = g.satellites { epoch.satellitesUsed = n }
+            if let h = g.hdop { epoch.hdop = h }
         case nmeaFormatter("ZDA"):
             let z = ZDA(s)
-            guard var e = open(z.time, positionValid: false, emit: emit) else { return }
-            if let d = z.date { setDate(d, epoch: &e) }
-            current = e
+            guard open(z.time, positionValid: false, emit: emit) else { return }
+            if let d = z.date { setDate(d) }
         case nmeaFormatter("GST"):
             let g = GST(s)
-            guard var e = open(g.time, positionValid: false, emit: emit) else { return }
-            e.sigmaLatitude = g.sigmaLatitude
-            e.sigmaLongitude = g.sigmaLongitude
-            e.sigmaAltitude = g.sigmaAltitude
-            current = e
+            guard open(g.time, positionValid: false, emit: emit) else { return }
+            epoch.sigmaLatitude = g.sigmaLatitude
+            epoch.sigmaLongitude = g.sigmaLongitude
+            epoch.sigmaAltitude = g.sigmaAltitude
         case nmeaFormatter("GSA"):
             // A GSA before the first timed sentence (start of a log) goes to the first epoch.
-            if current == nil, lastTimeOfDay == nil {
+            if !isOpen, lastTimeOfDay == nil {
                 statistics.decoded += 1
-                current = NMEAEpoch(timeOfDay: -1, days: nil)
+                epoch = NMEAEpoch(timeOfDay: -1, days: nil)
+                isOpen = true
             }
-            guard var e = attach() else { return }
+            guard attach() else { return }
             let g = GSA(s)
-            if let t = g.fixType { e.gsaFixType = t }
-            if let v = g.pdop { e.pdop = v }
-            if let v = g.hdop { e.hdop = v }
-            if let v = g.vdop { e.vdop = v }
+            if let t = g.fixType { epoch.gsaFixType = t }
+            if let v = g.pdop { epoch.pdop = v }
+            if let v = g.hdop { epoch.hdop = v }
+            if let v = g.vdop { epoch.vdop = v }
             // A GN receiver sends one GSA per system; they add up within the epoch.
-            if !e.sawGSA { e.used.removeAll(keepingCapacity: true); e.sawGSA = true }
+            if !epoch.sawGSA { epoch.used.removeAll(keepingCapacity: true); epoch.sawGSA = true }
             let tk = talker
             GSA.forEachPRN(s) { prn in
                 let c = NMEAConstellation.of(prn: prn, talker: tk, systemId: g.systemId)
-                e.used.append(UInt32(c.rawValue) << 16 | UInt32(truncatingIfNeeded: prn))
+                epoch.used.append(UInt32(c.rawValue) << 16 | UInt32(truncatingIfNeeded: prn))
             }
-            current = e
         case nmeaFormatter("GSV"):
-            guard current != nil else { statistics.outsideEpoch += 1; return }
+            guard isOpen else { statistics.outsideEpoch += 1; return }
             statistics.decoded += 1
             sky.add(s, talker: talker)
         case nmeaFormatter("VTG"):
-            guard var e = attach() else { return }
+            guard attach() else { return }
             let v = VTG(s)
             if v.mode != NMEAModeIndicator.notValid {
-                if let c = v.course { e.course = c }
-                if let sp = v.speed { e.speed = sp }
+                if let c = v.course { epoch.course = c }
+                if let sp = v.speed { epoch.speed = sp }
             }
-            current = e
         case nmeaFormatter("HDT"):
-            guard var e = attach() else { return }
-            if let h = HDT(s).heading { e.heading = h }
-            current = e
+            guard attach() else { return }
+            if let h = HDT(s).heading { epoch.heading = h }
         case nmeaFormatter("TXT"):
             // Receiver text messages: valid, but carry nothing for a fix.
             statistics.decoded += 1
@@ -164,83 +158,81 @@ public struct NMEAEpochAssembler {
 
     /// Closes the open epoch (end of input).
     public mutating func flush(emit: (NMEAObservation) -> Void) {
-        if let e = current { close(e, emit: emit) }
-        current = nil
+        if isOpen { closeEpoch(emit: emit) }
+        isOpen = false
     }
 
     // MARK: - Epochs
 
-    /// The epoch for a timed sentence, closing the current one when the time differs. A
-    /// sentence whose time field is empty or unreadable joins the current epoch only if it has a
-    /// valid position (NMEA 2.0 GLL has no time field); an untimed "no fix" report (receivers
-    /// send `$GPGGA,,,,,,0,…` when they lose lock) is ignored rather than spoiling the last
-    /// epoch. The caller stores the result back into `current`.
-    private mutating func open(_ time: Int?, positionValid: Bool, emit: (NMEAObservation) -> Void) -> NMEAEpoch? {
+    /// Makes `epoch` the epoch of a timed sentence, closing the open one when the time
+    /// differs; false when the sentence is to be ignored. A sentence whose time field is empty
+    /// or unreadable joins the open epoch only if it has a valid position (NMEA 2.0 GLL has no
+    /// time field); an untimed "no fix" report (receivers send `$GPGGA,,,,,,0,…` when they lose
+    /// lock) is ignored rather than spoiling the last epoch.
+    ///
+    /// The epoch is updated in place (it is large; copying it out and back for every sentence
+    /// was a measurable part of decoding).
+    private mutating func open(_ time: Int?, positionValid: Bool, emit: (NMEAObservation) -> Void) -> Bool {
         statistics.decoded += 1
         guard let time else {
-            guard positionValid else { return nil }
-            if current == nil { statistics.outsideEpoch += 1 }
-            return takeCurrent()
+            guard positionValid else { return false }
+            if !isOpen { statistics.outsideEpoch += 1 }
+            return isOpen
         }
-        if current?.timeOfDay == time { return takeCurrent() }
-        if let c = current, c.timeOfDay < 0 {
-            current = nil
-            // The placeholder holding a leading GSA becomes the first real epoch.
-            var e = c
-            e.timeOfDay = time
-            e.days = days
-            lastTimeOfDay = time
-            return e
+        if isOpen {
+            if epoch.timeOfDay == time { return true }
+            if epoch.timeOfDay < 0 {
+                // The placeholder holding a leading GSA becomes the first real epoch.
+                epoch.timeOfDay = time
+                epoch.days = days
+                lastTimeOfDay = time
+                return true
+            }
+            closeEpoch(emit: emit)
         }
-        if let c = current { close(c, emit: emit) }
-        current = nil
         if let last = lastTimeOfDay, time < last - Self.millisecondsPerDay / 2 {
             // Past midnight: the next day, for the received date or else the fallback one.
             if days != nil { days! += 1 } else { fallbackDayOffset += 1 }
             statistics.midnightRollovers += 1
         }
         lastTimeOfDay = time
-        var e = NMEAEpoch(timeOfDay: time, days: days)
         // Keep the satellites-used list across epochs until a new GSA replaces it.
-        if let prev = previousUsed { e.used = prev }
-        return e
+        var used: [UInt32] = []
+        swap(&used, &epoch.used)
+        epoch = NMEAEpoch(timeOfDay: time, days: days)
+        swap(&used, &epoch.used)
+        isOpen = true
+        return true
     }
 
-    private var previousUsed: [UInt32]?
     /// Mode and time (ms since 1970) of the last fix, for `NMEAEpoch.mode(carried:)`.
     private var lastMode: (mode: Fix.Mode, at: Int64)?
     /// How long a 3D mode carries into epochs without altitude.
     static let modeCarryMilliseconds: Int64 = 10_000
 
-    /// The epoch an untimed sentence belongs to.
-    private mutating func attach() -> NMEAEpoch? {
-        guard current != nil else {
+    /// Whether an untimed sentence has an epoch to go to (counted either way).
+    private mutating func attach() -> Bool {
+        guard isOpen else {
             statistics.outsideEpoch += 1
-            return nil
+            return false
         }
         statistics.decoded += 1
-        return takeCurrent()
+        return true
     }
 
-    /// Moves the open epoch out (the caller stores it back), so mutating its arrays does not
-    /// copy them.
-    private mutating func takeCurrent() -> NMEAEpoch? {
-        defer { current = nil }
-        return current
-    }
-
-    private mutating func setDate(_ d: Int, epoch e: inout NMEAEpoch) {
-        e.days = d
+    private mutating func setDate(_ d: Int) {
+        epoch.days = d
         days = d
-        lastTimeOfDay = e.timeOfDay
+        lastTimeOfDay = epoch.timeOfDay
     }
 
     /// Test hook: the GSA fix type (field 2) behind each emitted fix, by fix time (ms).
     var gsaFixTypeObserver: ((Int64, Int?) -> Void)?
 
-    private mutating func close(_ e: NMEAEpoch, emit: (NMEAObservation) -> Void) {
+    /// Emits the open epoch's fix and sky view (the caller marks it closed).
+    private mutating func closeEpoch(emit: (NMEAObservation) -> Void) {
+        let e = epoch
         guard e.timeOfDay >= 0 else { return } // a leading GSA and nothing after it
-        previousUsed = e.used
         var day = e.days
         if day == nil, let f = fallbackDays {
             day = f + fallbackDayOffset

@@ -43,8 +43,41 @@ public struct NMEAFramer {
     public mutating func next(in bytes: UnsafeRawBufferPointer, offset: inout Int) -> NMEASentenceView? {
         if !isKnownUniquelyReferenced(&storage) { storage = storage.copy(count: count) }
         let buf = storage.bytes, cap = storage.capacity
-        while offset < bytes.count {
-            let c = bytes[offset]
+        guard let src = bytes.baseAddress else { return nil }
+        let end = bytes.count
+        while offset < end {
+            if state == .sentence {
+                // Inside a sentence (nearly every byte): find where it ends or restarts and copy
+                // the run at once, instead of going through the state machine byte by byte.
+                var p = offset
+                // Words without a byte below 0x25 are skipped whole; the rest byte by byte.
+                while p + 8 <= end, NMEAByteScan.bytesBelowDollarPlusOne(NMEAByteScan.load(src + p)) == 0 { p += 8 }
+                while p < end {
+                    let c = src.load(fromByteOffset: p, as: UInt8.self)
+                    if c <= 0x24 {
+                        if c == 0x0A || c == 0x0D || c == 0x24 || c == 0x21 { break }
+                    } else if p + 8 <= end, p & 7 == 0,
+                              NMEAByteScan.bytesBelowDollarPlusOne(NMEAByteScan.load(src + p)) == 0 {
+                        p += 8
+                        continue
+                    }
+                    p += 1
+                }
+                let run = p - offset
+                if run > 0 {
+                    if count + run <= cap {
+                        (buf + count).update(from: (src + offset).assumingMemoryBound(to: UInt8.self), count: run)
+                        count += run
+                    } else {
+                        statistics.overlong += 1
+                        state = .overlong
+                        count = 0
+                    }
+                    offset = p
+                    continue
+                }
+            }
+            let c = src.load(fromByteOffset: offset, as: UInt8.self)
             offset += 1
             switch c {
             case 0x0A, 0x0D:
@@ -107,6 +140,12 @@ public struct NMEAFramer {
         // Trailing spaces after the checksum occur in some logs.
         var end = n
         while end > 1, buf[end - 1] == 0x20 || buf[end - 1] == 0x09 { end -= 1 }
+        if end >= 5, buf[end - 3] == 0x2A, let v = finishChecksummed(end: end) { return v }
+        // One pass: checksum, character check and field starts. Field k spans
+        // starts[k] ..< starts[k+1]-1 (the comma, or the body end + 1).
+        let starts = storage.fieldStarts
+        var fields = 0
+        starts[0] = 1
         var star = -1, sum: UInt8 = 0
         var i = 1
         while i < end {
@@ -115,6 +154,10 @@ public struct NMEAFramer {
             guard c >= 0x20, c <= 0x7E else {
                 statistics.invalidCharacters += 1
                 return nil
+            }
+            if c == 0x2C {
+                fields += 1
+                starts[fields] = Int32(i + 1)
             }
             sum ^= c
             i += 1
@@ -142,14 +185,52 @@ public struct NMEAFramer {
             statistics.noise += 1
             return nil
         }
-        // Field k spans starts[k] ..< starts[k+1]-1 (the comma, or the body end + 1).
-        let starts = storage.fieldStarts
+        fields += 1
+        starts[fields] = Int32(bodyEnd + 1)
+        statistics.sentences += 1
+        return NMEASentenceView(base: buf, starts: starts, fieldCount: fields)
+    }
+
+    /// The usual case, `$…*hh` with nothing wrong, eight bytes at a time: the checksum as the
+    /// XOR of whole words folded to a byte, the character check and the comma positions from
+    /// `NMEAByteScan` masks. nil when anything is off (a bad character, a `*` in the body, a
+    /// wrong checksum); the byte-by-byte pass then finds and counts what it was.
+    @inline(__always) private mutating func finishChecksummed(end: Int) -> NMEASentenceView? {
+        let buf = storage.bytes, starts = storage.fieldStarts
+        let bodyEnd = end - 3
+        guard let hi = hex(buf[end - 2]), let lo = hex(buf[end - 1]) else { return nil }
         var fields = 0
         starts[0] = 1
-        for k in 1..<bodyEnd where buf[k] == 0x2C {
-            fields += 1
-            starts[fields] = Int32(k + 1)
+        var acc: UInt64 = 0, bad: UInt64 = 0
+        var i = 1
+        while i + 8 <= bodyEnd {
+            let w = NMEAByteScan.load(buf + i)
+            acc ^= w
+            bad |= NMEAByteScan.controlBytes(w) | NMEAByteScan.nonPrintableHighBytes(w) | NMEAByteScan.bytes(w, equalTo: 0x2A)
+            var commas = NMEAByteScan.bytes(w, equalTo: 0x2C)
+            while commas != 0 {
+                fields += 1
+                starts[fields] = Int32(i + commas.trailingZeroBitCount >> 3 + 1)
+                commas &= commas &- 1
+            }
+            i += 8
         }
+        guard bad == 0 else { return nil }
+        acc ^= acc >> 32
+        acc ^= acc >> 16
+        acc ^= acc >> 8
+        var sum = UInt8(truncatingIfNeeded: acc)
+        while i < bodyEnd {
+            let c = buf[i]
+            guard c >= 0x20, c <= 0x7E, c != 0x2A else { return nil }
+            if c == 0x2C {
+                fields += 1
+                starts[fields] = Int32(i + 1)
+            }
+            sum ^= c
+            i += 1
+        }
+        guard hi << 4 | lo == sum else { return nil }
         fields += 1
         starts[fields] = Int32(bodyEnd + 1)
         statistics.sentences += 1

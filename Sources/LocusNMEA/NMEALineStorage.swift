@@ -9,7 +9,10 @@ final class NMEALineStorage {
 
     init(capacity: Int) {
         self.capacity = capacity
-        bytes = .allocate(capacity: capacity)
+        // Eight spare bytes: the framer reads a line a word at a time, and its last word may
+        // reach past the line's end (those bytes are never used).
+        bytes = .allocate(capacity: capacity + 8)
+        bytes.initialize(repeating: 0, count: capacity + 8)
         fieldStarts = .allocate(capacity: capacity + 2)
     }
 

@@ -77,27 +77,13 @@ struct DecodeCommand: ParsableCommand {
         }
         let options = DecodeOptions(source: source, fallbackDate: date.flatMap(Self.parseDate), includeSky: !noSky)
         var decoder = RecordingDecoder(options: options)
-        let outlet = MemoryOutlet()
-        var publishers: [String: EventPublisher] = [:]
-        let output = BufferedOutput()
+        let output = RecordingOutput()
         do {
             try decoder.decode(input, format: format.flatMap(RecordingFormat.init(rawValue:))) { obs in
-                let producer = obs.producer ?? source
-                let publisher: EventPublisher
-                if let p = publishers[producer] {
-                    publisher = p
-                } else {
-                    publisher = EventPublisher(producer: producer, outlet: outlet)
-                    publishers[producer] = publisher
-                }
-                switch obs.payload {
-                case .typed(let p): publisher.publishAny(p, topic: obs.topic, time: obs.time)
-                case .raw(let r): publisher.publish(raw: r, topic: obs.topic, time: obs.time)
-                }
-                for m in outlet.take() { try output.write(RecordingLine.encode(topic: m.topic, body: m.body)) }
+                try output.write(obs, defaultProducer: source)
             }
             try output.flush()
-        } catch let e as BufferedOutput.WriteError {
+        } catch let e as RecordingOutput.WriteError {
             // A closed pipe (`locus decode … | head`) is the reader's choice: no message.
             if e.code != EPIPE { Self.complain("cannot write the output: \(e.reason)") }
             throw ExitCode(ExitStatus.failure)
@@ -114,50 +100,5 @@ struct DecodeCommand: ParsableCommand {
 
     static func complain(_ message: String) {
         FileHandle.standardError.write(Data("locus decode: \(message)\n".utf8))
-    }
-}
-
-extension EventPublisher {
-    /// `publish(_:topic:time:)` for an existential payload.
-    fileprivate func publishAny(_ payload: any Payload, topic: String, time: EventTime) {
-        func open<P: Payload>(_ p: P) { publish(p, topic: topic, time: time) }
-        open(payload)
-    }
-}
-
-/// Standard output written in large chunks with write(2).
-final class BufferedOutput {
-    struct WriteError: Error {
-        var code: Int32
-        var reason: String { String(cString: strerror(code)) }
-    }
-
-    private var buffer: [UInt8] = []
-    private let limit = 1 << 18
-
-    init() { buffer.reserveCapacity(limit + 4096) }
-
-    func write(_ bytes: [UInt8]) throws {
-        buffer.append(contentsOf: bytes)
-        if buffer.count >= limit { try flush() }
-    }
-
-    func flush() throws {
-        try buffer.withUnsafeBytes { raw in
-            var offset = 0
-            while offset < raw.count {
-                #if canImport(Glibc)
-                let n = Glibc.write(1, raw.baseAddress! + offset, raw.count - offset)
-                #else
-                let n = Darwin.write(1, raw.baseAddress! + offset, raw.count - offset)
-                #endif
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    throw WriteError(code: errno)
-                }
-                offset += n
-            }
-        }
-        buffer.removeAll(keepingCapacity: true)
     }
 }

@@ -43,7 +43,9 @@ public struct SkyView: Payload, Equatable {
         w.beginObject()
         w.key("source"); w.string(source)
         w.key("in_view"); w.int(satellites.count)
-        w.key("used"); w.int(satellites.filter(\.used).count)
+        var used = 0
+        for s in satellites where s.used { used += 1 }
+        w.key("used"); w.int(used)
         w.key("satellites")
         w.beginArray()
         for s in satellites {

@@ -24,14 +24,23 @@ public struct BusMessage: Sendable {
 /// Locus's recording format: one JSON object per line, `{"topic":"…","envelope":{…}}`,
 /// as `locus record` writes it and the replay source reads it.
 public enum RecordingLine {
+    /// One line, newline included, for an envelope already encoded as `body`.
     public static func encode(topic: String, body: [UInt8]) -> [UInt8] {
         var w = JSONWriter(capacity: body.count + topic.utf8.count + 32)
+        write(topic: topic, into: &w) { $0.rawValue(body) }
+        return w.bytes
+    }
+
+    /// Appends one line, newline included, to `w`; `envelope` writes the envelope object.
+    /// Writers that produce many lines (`locus decode`) reuse one `JSONWriter` as their output
+    /// buffer this way, without a copy of each envelope.
+    public static func write(topic: String, into w: inout JSONWriter, envelope: (inout JSONWriter) -> Void) {
         w.beginObject()
         w.key("topic"); w.string(topic)
-        w.key("envelope"); w.rawValue(body)
+        w.key("envelope" as StaticString)
+        envelope(&w)
         w.endObject()
-        w.bytes.append(0x0A)
-        return w.bytes
+        w.endLine()
     }
 
     /// Splits a recording line into topic and envelope body bytes (not yet decoded).

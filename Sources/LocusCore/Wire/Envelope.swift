@@ -63,13 +63,18 @@ public enum EnvelopeCodec {
     /// Encodes any envelope (typed or raw payload).
     public static func encode(_ e: Envelope) -> [UInt8] {
         var w = JSONWriter()
+        encode(e, into: &w)
+        return w.bytes
+    }
+
+    /// Writes any envelope (typed or raw payload) as the next value of `w`.
+    public static func encode(_ e: Envelope, into w: inout JSONWriter) {
         writeHeader(type: e.type, version: e.version, producer: e.producer, seq: e.seq, time: e.time, into: &w)
         switch e.payload {
         case .typed(let p): p.write(to: &w)
         case .raw(let r): w.rawValue(r.json)
         }
         w.endObject()
-        return w.bytes
     }
 
     static func writeHeader(type: String, version: Int, producer: String, seq: UInt64, time: EventTime, into w: inout JSONWriter) {

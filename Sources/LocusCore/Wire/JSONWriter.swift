@@ -42,8 +42,23 @@ public struct JSONWriter: @unchecked Sendable {
         }
     }
 
+    /// Number of bytes written so far.
+    public var byteCount: Int { count }
+
+    /// Forgets what was written, keeping the buffer (for a writer reused as an output buffer).
+    public mutating func removeAll() {
+        count = 0
+        needsComma = false
+    }
+
+    /// Ends a line of JSON Lines output: a newline, after which a new top-level value starts.
+    public mutating func endLine() {
+        appendByte(0x0A)
+        needsComma = false
+    }
+
     /// Calls `body` with the bytes written so far, without copying them.
-    func withUnsafeBytes<R>(_ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
+    public func withUnsafeBytes<R>(_ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
         try body(UnsafeBufferPointer(start: storage.elements, count: count))
     }
 

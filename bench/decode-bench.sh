@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# `locus decode` against gpsd's gpsdecode on the same NMEA file, in the same run (issue 3):
+#   - whole process, file in, JSON lines to /dev/null: `locus decode F` vs `gpsdecode < F`,
+#     alternating, RUNS times each; sentences/s from wall time and from user+system CPU time
+#   - the decoder alone (no JSON, no I/O): `locus-bench nmea F`, best of 5, wall and CPU
+#   - peak RSS of `locus decode` on files of 0.1×, 1× and 5× the size (streaming: it must not grow)
+# This machine class is noisy (2 shared cores): compare the ratios printed at the end; the CPU
+# time ratio is the steadier one when something else is running.
+#
+# usage: bench/decode-bench.sh [SENTENCES]     (default 1000000; needs ../shared/bench/gen_nmea.py)
+# env:   SCRATCH=.build-bench   SwiftPM scratch directory for the release build
+#        RUNS=5                 alternating runs of each whole-process measurement
+#        NMEA_FILE=path         use this file instead of generating one
+set -euo pipefail
+
+N=${1:-1000000}
+RUNS=${RUNS:-5}
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+SHARED="$ROOT/../shared/bench"
+SCRATCH=${SCRATCH:-.build-bench}
+cd "$ROOT"
+
+command -v gpsdecode >/dev/null || { echo "gpsdecode not found (Debian package gpsd-clients)" >&2; exit 1; }
+WORK=$(mktemp -d /tmp/locus-decode-bench.XXXXXX)
+trap 'rm -rf "$WORK"' EXIT
+
+FILE=${NMEA_FILE:-}
+if [[ -z "$FILE" ]]; then
+    [[ -f "$SHARED/gen_nmea.py" ]] || { echo "no $SHARED/gen_nmea.py: set NMEA_FILE" >&2; exit 1; }
+    FILE="$WORK/nmea.nmea"
+    python3 "$SHARED/gen_nmea.py" -n "$N" -o "$FILE" >/dev/null
+fi
+SENTENCES=$(grep -c '^\$' "$FILE")
+echo "== $FILE: $SENTENCES sentences, $(stat -c %s "$FILE") bytes"
+
+echo "== building locus and locus-bench (release, scratch $SCRATCH)"
+swift build --scratch-path "$SCRATCH" -c release --product locus 2>&1 | tail -1
+swift build --scratch-path "$SCRATCH" -c release --product locus-bench 2>&1 | tail -1
+BIN="$(swift build --scratch-path "$SCRATCH" -c release --show-bin-path)"
+
+# /usr/bin/time -f "%e %U %S %M": wall s, user s, system s, peak RSS KiB.
+measure() { /usr/bin/time -f "%e %U %S %M" -o "$WORK/t" "$@" >/dev/null; cat "$WORK/t"; }
+locus_wall=(); locus_cpu=(); gpsd_wall=(); gpsd_cpu=(); locus_rss=0; gpsd_rss=0
+for ((run = 1; run <= RUNS; run++)); do
+    read -r w u s m < <(measure "$BIN/locus" decode "$FILE")
+    locus_wall+=("$w"); locus_cpu+=("$(awk -v u="$u" -v s="$s" 'BEGIN { print u + s }')"); locus_rss=$m
+    read -r gw gu gs gm < <(measure sh -c 'exec gpsdecode < "$1"' sh "$FILE")
+    gpsd_wall+=("$gw"); gpsd_cpu+=("$(awk -v u="$gu" -v s="$gs" 'BEGIN { print u + s }')"); gpsd_rss=$gm
+    echo "run $run  locus decode ${w}s (cpu $(awk -v u="$u" -v s="$s" 'BEGIN { print u + s }')s)   gpsdecode ${gw}s (cpu $(awk -v u="$gu" -v s="$gs" 'BEGIN { print u + s }')s)"
+done
+
+echo "== decoder alone"
+alone=$("$BIN/locus-bench" nmea "$FILE" 5)
+echo "$alone"
+
+echo "== peak memory of locus decode against file size"
+rss_lines=()
+for factor in 0.1 1 5; do
+    n=$(awk -v n="$N" -v f="$factor" 'BEGIN { printf "%d", n * f }')
+    f="$WORK/rss-$n.nmea"
+    if [[ -f "$SHARED/gen_nmea.py" ]]; then python3 "$SHARED/gen_nmea.py" -n "$n" -o "$f" >/dev/null; else continue; fi
+    read -r _ _ _ m < <(measure "$BIN/locus" decode "$f")
+    rss_lines+=("$(printf '%10d sentences (%4d MB): peak RSS %6d KiB' "$n" $(( $(stat -c %s "$f") / 1000000 )) "$m")")
+    rm -f "$f"
+done
+
+median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+rate() { awk -v n="$SENTENCES" -v t="$1" 'BEGIN { printf "%d", n / t }'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
+
+lw=$(median "${locus_wall[@]}"); lc=$(median "${locus_cpu[@]}")
+gw=$(median "${gpsd_wall[@]}"); gc=$(median "${gpsd_cpu[@]}")
+echo
+echo "================ summary (medians of $RUNS; compare ratios) ================"
+printf '%-28s %10s sentences/s wall  %10s sentences/s cpu   peak %s KiB\n' "locus decode" "$(rate "$lw")" "$(rate "$lc")" "$locus_rss"
+printf '%-28s %10s sentences/s wall  %10s sentences/s cpu   peak %s KiB\n' "gpsdecode" "$(rate "$gw")" "$(rate "$gc")" "$gpsd_rss"
+printf '%-28s %10s× wall  %10s× cpu        (target >= 4)\n' "locus decode / gpsdecode" "$(ratio "$gw" "$lw")" "$(ratio "$gc" "$lc")"
+echo "decoder alone:               $(sed -E 's/^nmea decode: //' <<<"$alone")   (target >= 2000000)"
+printf '%s\n' "${rss_lines[@]}"

@@ -10,6 +10,9 @@ let pluginTargets: [(name: String, folder: String, extra: [Target.Dependency])] 
     ("LocusExampleSpeedAlert", "ExampleSpeedAlert", []),
     ("LocusGpsdSource", "Gpsd", ["LocusFormats"]),
     ("LocusNMEASerialSource", "NMEASerial", ["LocusNMEA"]),
+    ("LocusStandardService", "Standard", []),
+    ("LocusSignificantChangeService", "SignificantChange", []),
+    ("LocusVisitsService", "Visits", []),
 ]
 
 let package = Package(

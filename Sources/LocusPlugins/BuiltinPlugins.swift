@@ -6,6 +6,9 @@ import LocusFileSink
 import LocusGpsdSource
 import LocusNMEASerialSource
 import LocusReplay
+import LocusSignificantChangeService
+import LocusStandardService
+import LocusVisitsService
 
 /// Every plugin type built into Locus: the one list the runtime and `locus plugins` read.
 /// A new plugin folder under `Plugins/` is added here (a test checks that none is missing).
@@ -15,6 +18,9 @@ public enum BuiltinPlugins {
         GpsdPlugin.factory,
         NMEASerialPlugin.factory,
         ExecPlugin.factory,
+        StandardPlugin.factory,
+        SignificantChangePlugin.factory,
+        VisitsPlugin.factory,
         ExampleSpeedAlertPlugin.factory,
         ConsolePlugin.factory,
         FileSinkPlugin.factory,
@@ -26,6 +32,9 @@ public enum BuiltinPlugins {
         "Gpsd": "gpsd",
         "NMEASerial": "nmea-serial",
         "Exec": "exec",
+        "Standard": "standard",
+        "SignificantChange": "significant-change",
+        "Visits": "visits",
         "ExampleSpeedAlert": "example-speed-alert",
         "Console": "console",
         "File": "file",

@@ -3,7 +3,7 @@ SWIFT ?= swift
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 APT_PACKAGES := libzmq3-dev python3-zmq python3-jsonschema gcc make gpsd gpsd-clients socat
 
-.PHONY: run test deps build release check bench clean
+.PHONY: run test deps build release check bench golden clean
 
 ## Install missing system packages (apt), build, and run Locus on the default config.yaml.
 run: deps build
@@ -31,6 +31,10 @@ check: build
 
 bench:
 	bash bench/run-bench.sh
+
+## Regenerate Tests/Golden/*/expected.jsonl after a reviewed change (then read the diff).
+golden:
+	bash tools/update-golden.sh
 
 clean:
 	rm -rf .build

@@ -109,7 +109,7 @@ let package = Package(
         ),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["LocusCore"],
+            dependencies: ["LocusCore", "LocusRuntime", "LocusPlugins", .product(name: "Logging", package: "swift-log")],
             exclude: ["Scripts"],
             resources: [.copy("Fixtures")]
         ),

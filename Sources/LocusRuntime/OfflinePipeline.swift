@@ -36,31 +36,41 @@ public struct OfflinePipeline {
     /// the input messages too when `includeInput` is set.
     public mutating func run(_ timeline: inout RecordingTimeline, includeInput: Bool = false,
                              tickInterval: Double, emit: ([UInt8]) -> Void) throws {
-        let tickOutlet = MemoryOutlet()
-        let ticks = EventPublisher(producer: "clock", outlet: tickOutlet)
-        let inputOutlet = MemoryOutlet()
-        let inputs = EventPublisher(producer: "replay", outlet: inputOutlet)
         while let item = timeline.next() {
-            let message: BusMessage
-            switch item {
-            case .skipped(let line, let reason):
-                skipped += 1
-                if skipped <= 5 { logger.warning("skipping line of recording", metadata: ["line": "\(line)", "reason": "\(reason)"]) }
-                continue
-            case .tick(let time):
-                ticks.publish(ClockTick(basis: .recorded, interval: tickInterval), topic: "clock.tick", time: time)
-                let (topic, body) = tickOutlet.take()[0]
-                message = try BusMessage(topic: topic, envelope: EnvelopeCodec.decode(body, registry: registry), body: body)
-            case .message(let topic, let envelope):
-                self.inputs += 1
-                inputs.republish(envelope, topic: topic)
-                let (_, body) = inputOutlet.take()[0]
-                message = try BusMessage(topic: topic, envelope: EnvelopeCodec.decode(body, registry: registry), body: body)
-                if includeInput { emit(RecordingLine.encode(topic: topic, body: body)) }
-            }
-            try deliver(message, emit: emit)
+            try process(item, includeInput: includeInput, tickInterval: tickInterval, emit: emit)
         }
     }
+
+    /// Delivers one item of a timeline (a recorded message or a tick) — for inputs that push
+    /// their items (`locus replay` of NMEA, gpsd or GPX files) rather than being pulled.
+    /// Messages are re-stamped with producer `replay` and its own sequence, as a replay source
+    /// would publish them.
+    public mutating func process(_ item: RecordingTimeline.Item, includeInput: Bool = false,
+                                 tickInterval: Double, emit: ([UInt8]) -> Void) throws {
+        let message: BusMessage
+        switch item {
+        case .skipped(let line, let reason):
+            skipped += 1
+            if skipped <= 5 { logger.warning("skipping line of recording", metadata: ["line": "\(line)", "reason": "\(reason)"]) }
+            return
+        case .tick(let time):
+            tickPublisher.publish(ClockTick(basis: .recorded, interval: tickInterval), topic: "clock.tick", time: time)
+            let (topic, body) = tickOutlet.take()[0]
+            message = try BusMessage(topic: topic, envelope: EnvelopeCodec.decode(body, registry: registry), body: body)
+        case .message(let topic, let envelope):
+            self.inputs += 1
+            inputPublisher.republish(envelope, topic: topic)
+            let (_, body) = inputOutlet.take()[0]
+            message = try BusMessage(topic: topic, envelope: EnvelopeCodec.decode(body, registry: registry), body: body)
+            if includeInput { emit(RecordingLine.encode(topic: topic, body: body)) }
+        }
+        try deliver(message, emit: emit)
+    }
+
+    private let tickOutlet = MemoryOutlet()
+    private lazy var tickPublisher = EventPublisher(producer: "clock", outlet: tickOutlet)
+    private let inputOutlet = MemoryOutlet()
+    private lazy var inputPublisher = EventPublisher(producer: "replay", outlet: inputOutlet)
 
     mutating func deliver(_ first: BusMessage, emit: ([UInt8]) -> Void) throws {
         var queue = [first]

@@ -27,13 +27,8 @@ final class RecordingOutput {
         let producer = obs.producer ?? defaultProducer
         let seq = (sequences[producer] ?? 0) + 1
         sequences[producer] = seq
-        let type: String, version: Int
-        switch obs.payload {
-        case .typed(let p): (type, version) = (Swift.type(of: p).eventType, Swift.type(of: p).schemaVersion)
-        case .raw(let r): (type, version) = (r.eventType, r.schemaVersion)
-        }
-        let envelope = Envelope(type: type, version: version, producer: producer, seq: seq, time: obs.time,
-                                payload: obs.payload)
+        let envelope = Envelope(type: obs.payload.eventType, version: obs.payload.schemaVersion, producer: producer,
+                                seq: seq, time: obs.time, payload: obs.payload)
         RecordingLine.write(topic: obs.topic, into: &buffer) { EnvelopeCodec.encode(envelope, into: &$0) }
         if buffer.byteCount >= Self.flushThreshold { try flush() }
     }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import LocusCore
+import LocusFormats
 import LocusRuntime
 import Logging
 
@@ -9,10 +10,15 @@ struct ReplayCommand: AsyncParsableCommand {
         commandName: "replay",
         abstract: "Run the configured services over a recording as fast as possible; print their events as JSON lines.",
         discussion: """
-        The recording (from `locus record` or a file sink) takes the place of the sources, and \
-        standard output the place of the sinks: only the config's `services:` are used. Clock \
-        ticks are generated in recorded time, so the output is the same on every run — this is \
-        what golden-file tests compare. Warnings go to standard error.
+        The recording takes the place of the sources, and standard output the place of the \
+        sinks: only the config's `services:` are used. Clock ticks are generated in recorded \
+        time, so the output is the same on every run — this is what golden-file tests compare. \
+        Warnings go to standard error.
+
+        The recording may be a Locus recording (from `locus record`, a file sink or \
+        `locus decode`) or any log `locus decode` reads — NMEA 0183, gpsd JSON, GPX — which is \
+        decoded on the fly into obs.fix.<source> / obs.sky.<source> messages (see \
+        `locus decode --help`); the format is detected unless --format is given.
         """
     )
 
@@ -31,19 +37,32 @@ struct ReplayCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Also print the input messages, interleaved with the events.")
     var includeInput = false
 
+    @Option(name: .long, help: "Input format: nmea, gpsd, gpx or locus (default: detect).")
+    var format: String?
+
+    @Option(name: .long, help: "NMEA, gpsd and GPX input: the source id of the decoded fixes.")
+    var source: String = "gps0"
+
+    @Option(name: .long, help: "NMEA input: UTC day (YYYY-MM-DD) for epochs before the log's first RMC/ZDA date.")
+    var date: String?
+
+    func validate() throws {
+        if let format, RecordingFormat(rawValue: format) == nil {
+            throw ValidationError("unknown format '\(format)'; use one of nmea, gpsd, gpx, locus")
+        }
+        if !Topic.isValidSegment(source) {
+            throw ValidationError("'\(source)' is not a valid source id (one topic segment: lower-case letters, digits, '_', '-')")
+        }
+        if let date, DecodeCommand.parseDate(date) == nil {
+            throw ValidationError("--date must be a day as YYYY-MM-DD, not '\(date)'")
+        }
+    }
+
     func run() async throws {
         LogSetup.bootstrap(level: .warning)
         let logger = Logger(label: "locus.replay")
         let configuration = try ConfigSupport.load(config, mode: .servicesOnly, logger: logger)
-        let reader: LineReader
-        do {
-            reader = try LineReader(path: file)
-        } catch {
-            FileHandle.standardError.write(Data("locus replay: \(error)\n".utf8))
-            throw ExitCode(ExitStatus.failure)
-        }
         let registry = ConfigSupport.registry
-        var timeline = RecordingTimeline(reader: reader, topics: topics, tickInterval: tickInterval, registry: registry)
         var pipeline = OfflinePipeline(configuration: configuration, registry: registry, logger: logger)
         var out = [UInt8]()
         out.reserveCapacity(1 << 16)
@@ -51,10 +70,19 @@ struct ReplayCommand: AsyncParsableCommand {
             out.withUnsafeBytes { _ = fwrite($0.baseAddress, 1, $0.count, stdout) }
             out.removeAll(keepingCapacity: true)
         }
+        let emit: ([UInt8]) -> Void = { line in
+            out.append(contentsOf: line)
+            if out.count > 60_000 { flush() }
+        }
         do {
-            try pipeline.run(&timeline, includeInput: includeInput, tickInterval: tickInterval) { line in
-                out.append(contentsOf: line)
-                if out.count > 60_000 { flush() }
+            let input = try ByteInput(path: file)
+            let chosen = try format.flatMap(RecordingFormat.init(rawValue:))
+                ?? RecordingFormat.detect(input.peek(4096)) ?? .locus
+            if chosen == .locus {
+                guard file != "-" else { throw ValidationError("a Locus recording cannot be replayed from standard input; give its path") }
+                try playRecording(path: file, registry: registry, pipeline: &pipeline, emit: emit)
+            } else {
+                try playDecoded(input, format: chosen, pipeline: &pipeline, emit: emit)
             }
         } catch {
             flush()
@@ -66,5 +94,36 @@ struct ReplayCommand: AsyncParsableCommand {
         if pipeline.skipped > 0 {
             FileHandle.standardError.write(Data("locus replay: skipped \(pipeline.skipped) unusable line(s) of \(file)\n".utf8))
         }
+    }
+
+    /// A Locus recording, through the same timeline the replay source uses.
+    private func playRecording(path: String, registry: PayloadRegistry, pipeline: inout OfflinePipeline,
+                               emit: ([UInt8]) -> Void) throws {
+        let reader = try LineReader(path: path)
+        var timeline = RecordingTimeline(reader: reader, topics: topics, tickInterval: tickInterval, registry: registry)
+        try pipeline.run(&timeline, includeInput: includeInput, tickInterval: tickInterval, emit: emit)
+    }
+
+    /// An NMEA, gpsd or GPX log, decoded as `locus decode` does, with ticks from the same
+    /// scheduler as a replay source playing that file.
+    private func playDecoded(_ input: ByteInput, format: RecordingFormat, pipeline: inout OfflinePipeline,
+                             emit: ([UInt8]) -> Void) throws {
+        let options = DecodeOptions(source: source, fallbackDate: date.flatMap(DecodeCommand.parseDate))
+        var decoder = RecordingDecoder(options: options)
+        var ticks = TickScheduler(tickInterval: tickInterval)
+        var last: EventTime?
+        let includeInput = includeInput, tickInterval = tickInterval, topics = topics
+        try decoder.decode(input, format: format) { obs in
+            guard topics.contains(where: { obs.topic.hasPrefix($0) }) else { return }
+            let (due, time) = ticks.message(at: obs.time)
+            for t in due { try pipeline.process(.tick(t), tickInterval: tickInterval, emit: emit) }
+            let envelope = Envelope(type: obs.payload.eventType, version: obs.payload.schemaVersion,
+                                    producer: obs.producer ?? "replay", seq: 0, time: time, payload: obs.payload)
+            try pipeline.process(.message(topic: obs.topic, envelope: envelope), includeInput: includeInput,
+                                 tickInterval: tickInterval, emit: emit)
+            last = time
+        }
+        if last != nil, let t = ticks.closingTick() { try pipeline.process(.tick(t), tickInterval: tickInterval, emit: emit) }
+        for w in decoder.warnings { FileHandle.standardError.write(Data("locus replay: warning: \(w)\n".utf8)) }
     }
 }

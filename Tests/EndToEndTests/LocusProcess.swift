@@ -122,12 +122,19 @@ struct RecordedMessage {
 
     static func read(_ path: String) -> [RecordedMessage] {
         guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return [] }
-        return text.split(separator: "\n").compactMap { line in
-            guard let o = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
-                  let e = o["envelope"] as? [String: Any] else { return nil }
-            return RecordedMessage(topic: o["topic"] as? String ?? "", type: e["type"] as? String ?? "",
-                                   producer: e["producer"] as? String ?? "", seq: e["seq"] as? Int ?? -1,
-                                   payload: e["payload"] as? [String: Any] ?? [:])
-        }
+        return text.split(separator: "\n").compactMap { decode(String($0)) }
+    }
+
+    /// One line; a message with empty fields if it is not a recording line.
+    static func read(line: String) -> RecordedMessage {
+        decode(line) ?? RecordedMessage(topic: "", type: "", producer: "", seq: -1, payload: [:])
+    }
+
+    private static func decode(_ line: String) -> RecordedMessage? {
+        guard let o = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+              let e = o["envelope"] as? [String: Any] else { return nil }
+        return RecordedMessage(topic: o["topic"] as? String ?? "", type: e["type"] as? String ?? "",
+                               producer: e["producer"] as? String ?? "", seq: e["seq"] as? Int ?? -1,
+                               payload: e["payload"] as? [String: Any] ?? [:])
     }
 }

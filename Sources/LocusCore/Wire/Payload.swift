@@ -33,6 +33,22 @@ public enum DecodedPayload: Sendable {
     case typed(any Payload)
     case raw(RawPayload)
 
+    /// The event type: the payload type's, or the one a raw payload was recorded with.
+    public var eventType: String {
+        switch self {
+        case .typed(let p): type(of: p).eventType
+        case .raw(let r): r.eventType
+        }
+    }
+
+    /// The schema version, likewise.
+    public var schemaVersion: Int {
+        switch self {
+        case .typed(let p): type(of: p).schemaVersion
+        case .raw(let r): r.schemaVersion
+        }
+    }
+
     /// The payload as `P`, if it was decoded as that type.
     public func `as`<P: Payload>(_ type: P.Type) -> P? {
         if case .typed(let p) = self { return p as? P }

@@ -12,8 +12,15 @@ public struct OfflinePipeline {
     struct Stage {
         var id: String
         var service: any ServicePlugin
+        /// Read once, as the daemon subscribes once when it starts the service.
+        var subscriptions: [String]
         var publisher: EventPublisher
         var outlet: MemoryOutlet
+
+        func wants(_ topic: String, from producer: String) -> Bool {
+            // A service never receives its own events back: that would loop.
+            id != producer && subscriptions.contains { topic.hasPrefix($0) }
+        }
     }
 
     var stages: [Stage]
@@ -28,7 +35,8 @@ public struct OfflinePipeline {
         stages = configuration.plugins.compactMap { p in
             guard case .service(let s) = p.instance else { return nil }
             let outlet = MemoryOutlet()
-            return Stage(id: p.id, service: s, publisher: EventPublisher(producer: p.id, outlet: outlet), outlet: outlet)
+            return Stage(id: p.id, service: s, subscriptions: s.subscriptions,
+                         publisher: EventPublisher(producer: p.id, outlet: outlet), outlet: outlet)
         }
     }
 
@@ -59,8 +67,17 @@ public struct OfflinePipeline {
             message = try BusMessage(topic: topic, envelope: EnvelopeCodec.decode(body, registry: registry), body: body)
         case .message(let topic, let envelope):
             self.inputs += 1
-            inputPublisher.republish(envelope, topic: topic)
-            let (_, body) = inputOutlet.take()[0]
+            inputSequence += 1
+            // Messages no service subscribes to (sky views, usually) are only counted. They
+            // keep their sequence number, so the others are numbered as a replay source would.
+            guard includeInput || stages.contains(where: { $0.wants(topic, from: Self.inputProducer) }) else { return }
+            var restamped = envelope
+            restamped.producer = Self.inputProducer
+            restamped.seq = inputSequence
+            var w = JSONWriter()
+            EnvelopeCodec.encode(restamped, into: &w)
+            let body = w.bytes
+            // Decoded from the bytes, as a live service receives it (numbers as the wire rounds them).
             message = try BusMessage(topic: topic, envelope: EnvelopeCodec.decode(body, registry: registry), body: body)
             if includeInput { emit(RecordingLine.encode(topic: topic, body: body)) }
         }
@@ -69,8 +86,8 @@ public struct OfflinePipeline {
 
     private let tickOutlet = MemoryOutlet()
     private lazy var tickPublisher = EventPublisher(producer: "clock", outlet: tickOutlet)
-    private let inputOutlet = MemoryOutlet()
-    private lazy var inputPublisher = EventPublisher(producer: "replay", outlet: inputOutlet)
+    static let inputProducer = "replay"
+    private var inputSequence: UInt64 = 0
 
     mutating func deliver(_ first: BusMessage, emit: ([UInt8]) -> Void) throws {
         var queue = [first]
@@ -78,15 +95,17 @@ public struct OfflinePipeline {
         while index < queue.count {
             let message = queue[index]
             index += 1
-            // A service never receives its own events back: that would loop.
-            for i in stages.indices where stages[i].id != message.envelope.producer
-                && stages[i].service.subscriptions.contains(where: { message.topic.hasPrefix($0) }) {
+            for i in stages.indices where stages[i].wants(message.topic, from: message.envelope.producer) {
                 var output = ServiceOutput()
                 try stages[i].service.receive(message, output: &output)
+                guard !output.events.isEmpty else { continue }
                 for e in output.events { stages[i].publisher.publish(e.payload, topic: e.topic, time: e.time) }
+                let producer = stages[i].id
                 for (topic, body) in stages[i].outlet.take() {
                     emit(RecordingLine.encode(topic: topic, body: body))
-                    queue.append(BusMessage(topic: topic, envelope: try EnvelopeCodec.decode(body, registry: registry), body: body))
+                    if stages.contains(where: { $0.wants(topic, from: producer) }) {
+                        queue.append(BusMessage(topic: topic, envelope: try EnvelopeCodec.decode(body, registry: registry), body: body))
+                    }
                 }
             }
         }

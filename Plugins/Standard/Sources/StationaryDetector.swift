@@ -27,9 +27,6 @@ struct StationaryDetector {
         self.minimumRadius = minimumRadius
     }
 
-    /// When the current still period began, if the device is stationary.
-    var stationarySince: EventTime? { isStationary ? anchor?.time : nil }
-
     mutating func observe(_ f: TimedFix) -> Change {
         guard let a = anchor else {
             anchor = f

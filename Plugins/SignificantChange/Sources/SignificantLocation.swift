@@ -10,8 +10,9 @@ public struct SignificantLocation: Payload, Equatable {
 
     /// The fix source the position came from.
     public var source: String
-    /// Degrees, WGS-84.
+    /// Degrees north, WGS-84.
     public var latitude: Double
+    /// Degrees east, WGS-84.
     public var longitude: Double
     /// Altitude above mean sea level, metres.
     public var altitudeMSL: Double?

@@ -10,8 +10,9 @@ public struct LocationPaused: Payload, Equatable {
 
     /// Source of the fix that completed the stationary time.
     public var source: String
-    /// Where the device is (that fix), degrees WGS-84.
+    /// Where the device is (that fix): degrees north, WGS-84.
     public var latitude: Double
+    /// Degrees east, WGS-84.
     public var longitude: Double
     /// 1-sigma horizontal error of that fix, metres.
     public var horizontalAccuracy: Double?

@@ -10,8 +10,9 @@ public struct LocationResumed: Payload, Equatable {
 
     /// Source of the fix that showed the movement.
     public var source: String
-    /// That fix's position, degrees WGS-84.
+    /// That fix's position: degrees north, WGS-84.
     public var latitude: Double
+    /// Degrees east, WGS-84.
     public var longitude: Double
     /// 1-sigma horizontal error of that fix, metres.
     public var horizontalAccuracy: Double?

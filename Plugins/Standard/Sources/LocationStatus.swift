@@ -17,6 +17,7 @@ public struct LocationStatus: Payload, Equatable {
         case sourceDisconnected = "source_disconnected"
     }
 
+    /// Which condition changed.
     public var condition: Condition
     /// True when the condition has just become active, false when it has just been cleared.
     public var active: Bool

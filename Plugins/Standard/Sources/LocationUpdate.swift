@@ -12,7 +12,9 @@ public struct LocationUpdate: Payload, Equatable {
     public var source: String
     /// `2d` or `3d`: an update always has a position.
     public var mode: Fix.Mode
+    /// Degrees north, WGS-84.
     public var latitude: Double
+    /// Degrees east, WGS-84.
     public var longitude: Double
     /// Altitude above mean sea level, metres.
     public var altitudeMSL: Double?

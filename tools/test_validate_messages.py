@@ -56,6 +56,15 @@ TICK = {"basis": "recorded", "interval": 1}
 STATUS = {"plugin": "gps0", "kind": "source", "plugin_type": "exec", "state": "restarting",
           "reason": "exited with status 1", "restarts": 2, "retry_in": 4.5}
 ALERT = {"source": "gps0", "state": "over", "speed": 13.4, "limit": 13.3}
+UPDATE = {"source": "gps0", "mode": "3d", "lat": 45.772089791, "lon": 14.357567383, "alt_msl": 550.973,
+          "alt_hae": 596.25, "speed": 0.172, "course": 217.02, "heading": 0, "quality": "dgps", "h_accuracy": 5,
+          "v_accuracy": 8.5, "speed_accuracy": 0.3, "course_accuracy": 12.5, "is_stationary": False}
+LOC_STATUS = {"condition": "source_disconnected", "active": True, "source": "gps0",
+              "reason": "gps0 reported disconnected: device hung up"}
+PAUSED = {"source": "gps0", "lat": 45.77, "lon": 14.36, "h_accuracy": 5, "stationary_for": 61}
+RESUMED = {"source": "gps0", "lat": 45.77, "lon": 14.36, "h_accuracy": 5, "distance": 12.4, "paused_for": 300.5}
+SIGNIFICANT = {"source": "gps0", "lat": 45.77, "lon": 14.36, "alt_msl": 550, "h_accuracy": 5, "distance": 612.3,
+               "elapsed": 301}
 
 GOOD = {
     "fix with every field": line("obs.fix.gps0", "obs.fix", FULL_FIX),
@@ -73,6 +82,19 @@ GOOD = {
     "minimal status": line("status.hub", "status.plugin", {"plugin": "hub", "kind": "hub",
                                                            "plugin_type": "hub", "state": "running"}),
     "speed alert": line("example.speed_alert.speedy", "example.speed_alert", ALERT, producer="speedy"),
+    "location update": line("location.update.here", "location.update", UPDATE, producer="here"),
+    "minimal 2d location update": line("location.update.here", "location.update",
+                                       {"source": "phone", "mode": "2d", "lat": -90, "lon": 180, "is_stationary": True},
+                                       producer="here"),
+    "location status": line("location.status.here", "location.status", LOC_STATUS, producer="here"),
+    "location status cleared without source": line("location.status.here", "location.status",
+                                                   {"condition": "location_unavailable", "active": False,
+                                                    "reason": "usable fix from a source"}, producer="here"),
+    "location paused": line("location.paused.here", "location.paused", PAUSED, producer="here"),
+    "location resumed": line("location.resumed.here", "location.resumed", RESUMED, producer="here"),
+    "significant location": line("location.significant.moves", "location.significant", SIGNIFICANT, producer="moves"),
+    "first significant location": line("location.significant.moves", "location.significant",
+                                       {"source": "gps0", "lat": 45.77, "lon": 14.36}, producer="moves"),
     "big seq": line("clock.tick", "clock.tick", TICK, seq=9223372036854775807),
     "255-byte topic": line("example.speed_alert." + "a" * 235, "example.speed_alert", ALERT),
 }
@@ -109,6 +131,11 @@ BLE_LINE = GOOD["ble advertisement with ibeacon"]
 TICK_LINE = GOOD["clock tick"]
 STATUS_LINE = GOOD["plugin status"]
 ALERT_LINE = GOOD["speed alert"]
+UPDATE_LINE = GOOD["location update"]
+LOC_STATUS_LINE = GOOD["location status"]
+PAUSED_LINE = GOOD["location paused"]
+RESUMED_LINE = GOOD["location resumed"]
+SIGNIFICANT_LINE = GOOD["significant location"]
 FIX_LINE = fix()
 
 # (name, line as text or object, fragment the reported problem must contain)
@@ -244,6 +271,40 @@ BAD = [
     ("alert speed as text", mutate(ALERT_LINE, P + ["speed"], "13.4"), "payload.speed: '13.4' is not of type"),
     ("negative limit", mutate(ALERT_LINE, P + ["limit"], -1), "payload.limit"),
     ("alert extra key", mutate(ALERT_LINE, P + ["hysteresis"], 0.5), "payload: unexpected key(s) 'hysteresis'"),
+    # location.update
+    *[(f"location update without {k}", mutate(UPDATE_LINE, P + [k], delete=True), f"'{k}' is a required property")
+      for k in ("source", "mode", "lat", "lon", "is_stationary")],
+    ("location update without position", mutate(UPDATE_LINE, P + ["mode"], "none"), "payload.mode: 'none' is not one of"),
+    ("is_stationary as text", mutate(UPDATE_LINE, P + ["is_stationary"], "no"), "payload.is_stationary: 'no' is not of type"),
+    ("update course 360", mutate(UPDATE_LINE, P + ["course"], 360), "payload.course"),
+    ("update negative accuracy", mutate(UPDATE_LINE, P + ["h_accuracy"], -1), "payload.h_accuracy"),
+    ("update null speed", mutate(UPDATE_LINE, P + ["speed"], None), "payload.speed: None is not of type 'number'"),
+    ("update with a fix-only key", mutate(UPDATE_LINE, P + ["hdop"], 0.9), "payload: unexpected key(s) 'hdop'"),
+    ("update without service id", mutate(UPDATE_LINE, ["topic"], "location.update"), "does not fit the type"),
+    ("update on the status topic", mutate(UPDATE_LINE, ["topic"], "location.status.here"), "does not fit the type"),
+    # location.status
+    *[(f"location status without {k}", mutate(LOC_STATUS_LINE, P + [k], delete=True), f"'{k}' is a required property")
+      for k in ("condition", "active", "reason")],
+    ("unknown condition", mutate(LOC_STATUS_LINE, P + ["condition"], "stationary"), "payload.condition: 'stationary' is not one of"),
+    ("source_disconnected without source", mutate(LOC_STATUS_LINE, P + ["source"], delete=True),
+     "'source' is a required property"),
+    ("active as text", mutate(LOC_STATUS_LINE, P + ["active"], "true"), "payload.active: 'true' is not of type 'boolean'"),
+    ("empty reason", mutate(LOC_STATUS_LINE, P + ["reason"], ""), "payload.reason"),
+    ("status source upper case", mutate(LOC_STATUS_LINE, P + ["source"], "GPS0"), "payload.source: 'GPS0' does not match"),
+    # location.paused / location.resumed
+    ("paused without stationary_for", mutate(PAUSED_LINE, P + ["stationary_for"], delete=True),
+     "'stationary_for' is a required property"),
+    ("negative stationary_for", mutate(PAUSED_LINE, P + ["stationary_for"], -1), "payload.stationary_for"),
+    ("paused lat 91", mutate(PAUSED_LINE, P + ["lat"], 91), "payload.lat: 91 is greater than the maximum of 90"),
+    ("resumed without paused_for", mutate(RESUMED_LINE, P + ["paused_for"], delete=True), "'paused_for' is a required property"),
+    ("resumed negative distance", mutate(RESUMED_LINE, P + ["distance"], -0.5), "payload.distance"),
+    ("resumed on the paused topic", mutate(RESUMED_LINE, ["topic"], "location.paused.here"), "does not fit the type"),
+    # location.significant
+    ("significant distance without elapsed", mutate(SIGNIFICANT_LINE, P + ["elapsed"], delete=True),
+     "'elapsed' is a dependency of 'distance'"),
+    ("significant without lon", mutate(SIGNIFICANT_LINE, P + ["lon"], delete=True), "'lon' is a required property"),
+    ("significant negative distance", mutate(SIGNIFICANT_LINE, P + ["distance"], -1), "payload.distance"),
+    ("significant extra key", mutate(SIGNIFICANT_LINE, P + ["speed"], 1), "payload: unexpected key(s) 'speed'"),
 ]
 
 

@@ -1,23 +1,13 @@
 import LocusCore
 
-/// Options of the `standard` service (issue 4: being built; no keys yet).
-public struct StandardPluginConfiguration: PluginConfiguration {
-    public static let keys: [ConfigKey] = []
-    public init() {}
-}
-
-/// Registration of the `standard` service. Placeholder while the service is being written: it
-/// subscribes to nothing and publishes nothing.
+/// Registration of the `standard` location service.
 public enum StandardPlugin {
     public static let factory = PluginFactory.service(
         "standard",
-        summary: "Standard location service (not yet implemented).",
-        config: StandardPluginConfiguration.self
-    ) { _, _ in PlaceholderService() }
-}
-
-struct PlaceholderService: ServicePlugin {
-    var subscriptions: [String] { [] }
-    var produces: [String] { [] }
-    mutating func receive(_ message: BusMessage, output: inout ServiceOutput) {}
+        summary: "Standard location service: the best current location from one or more fix sources, with distance and time filters, stationary detection and diagnostics.",
+        config: StandardConfiguration.self,
+        payloadTypes: [LocationUpdate.self, LocationPaused.self, LocationResumed.self, LocationStatus.self]
+    ) { config, setup in
+        StandardService(id: setup.id, configuration: config)
+    }
 }

@@ -13,7 +13,9 @@ public struct NMEALogReader {
     public init(options: DecodeOptions = .init()) { self.options = options }
 
     public mutating func read(_ input: ByteInput, emit: (RecordedObservation) throws -> Void) throws {
-        var decoder = NMEADecoder(options: NMEADecoderOptions(source: options.source, fallbackDate: options.fallbackDate))
+        var nmeaOptions = NMEADecoderOptions(source: options.source, fallbackDate: options.fallbackDate)
+        nmeaOptions.skyViews = options.includeSky
+        var decoder = NMEADecoder(options: nmeaOptions)
         let includeSky = options.includeSky
         var fixes = 0, skies = 0
         var thrown: Error?

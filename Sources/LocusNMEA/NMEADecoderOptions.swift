@@ -11,6 +11,9 @@ public struct NMEADecoderOptions: Sendable {
     public var fallbackDate: EventTime?
     /// 1-sigma user range error (m) for accuracies from DOPs when there is no GST.
     public var userRangeError: Double
+    /// Assemble and emit sky views. Off, GSV sentences are only counted (a consumer that wants
+    /// fixes alone saves the satellite lists).
+    public var skyViews: Bool = true
 
     /// Defaults: source `nmea`, 256-byte sentences, checksums required, no fallback date,
     /// `NMEAUnits.userEquivalentRangeError`.

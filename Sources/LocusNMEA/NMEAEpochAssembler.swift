@@ -137,7 +137,7 @@ public struct NMEAEpochAssembler {
         case nmeaFormatter("GSV"):
             guard isOpen else { statistics.outsideEpoch += 1; return }
             statistics.decoded += 1
-            sky.add(s, talker: talker)
+            if options.skyViews { sky.add(s, talker: talker) }
         case nmeaFormatter("VTG"):
             guard attach() else { return }
             let v = VTG(s)

@@ -12,10 +12,16 @@ public struct OfflinePipeline {
     struct Stage {
         var id: String
         var service: any ServicePlugin
-        /// Read once, as the daemon subscribes once when it starts the service.
-        var subscriptions: [String]
         var publisher: EventPublisher
         var outlet: MemoryOutlet
+    }
+
+    /// What a stage receives, apart from the stage (routing every message through `stages`
+    /// would copy each stage, service included, just to read its subscriptions).
+    struct Route {
+        var id: String
+        /// Read once, as the daemon subscribes once when it starts the service.
+        var subscriptions: [String]
 
         func wants(_ topic: String, from producer: String) -> Bool {
             // A service never receives its own events back: that would loop.
@@ -24,6 +30,7 @@ public struct OfflinePipeline {
     }
 
     var stages: [Stage]
+    let routes: [Route]
     let registry: PayloadRegistry
     let logger: Logger
     public private(set) var skipped = 0
@@ -35,9 +42,15 @@ public struct OfflinePipeline {
         stages = configuration.plugins.compactMap { p in
             guard case .service(let s) = p.instance else { return nil }
             let outlet = MemoryOutlet()
-            return Stage(id: p.id, service: s, subscriptions: s.subscriptions,
-                         publisher: EventPublisher(producer: p.id, outlet: outlet), outlet: outlet)
+            return Stage(id: p.id, service: s, publisher: EventPublisher(producer: p.id, outlet: outlet), outlet: outlet)
         }
+        routes = stages.map { Route(id: $0.id, subscriptions: $0.service.subscriptions) }
+    }
+
+    /// Whether some service would receive a message whose topic starts with `prefix`
+    /// (`obs.sky.`): inputs that none would are better not decoded at all.
+    public func anyServiceReceives(topicsStartingWith prefix: String) -> Bool {
+        routes.contains { r in r.subscriptions.contains { $0.hasPrefix(prefix) || prefix.hasPrefix($0) } }
     }
 
     /// Plays `timeline`; `emit` receives every service event (topic, envelope body) in order, and
@@ -70,7 +83,7 @@ public struct OfflinePipeline {
             inputSequence += 1
             // Messages no service subscribes to (sky views, usually) are only counted. They
             // keep their sequence number, so the others are numbered as a replay source would.
-            guard includeInput || stages.contains(where: { $0.wants(topic, from: Self.inputProducer) }) else { return }
+            guard includeInput || routes.contains(where: { $0.wants(topic, from: Self.inputProducer) }) else { return }
             var restamped = envelope
             restamped.producer = Self.inputProducer
             restamped.seq = inputSequence
@@ -95,7 +108,7 @@ public struct OfflinePipeline {
         while index < queue.count {
             let message = queue[index]
             index += 1
-            for i in stages.indices where stages[i].wants(message.topic, from: message.envelope.producer) {
+            for i in stages.indices where routes[i].wants(message.topic, from: message.envelope.producer) {
                 var output = ServiceOutput()
                 try stages[i].service.receive(message, output: &output)
                 guard !output.events.isEmpty else { continue }
@@ -103,7 +116,7 @@ public struct OfflinePipeline {
                 let producer = stages[i].id
                 for (topic, body) in stages[i].outlet.take() {
                     emit(RecordingLine.encode(topic: topic, body: body))
-                    if stages.contains(where: { $0.wants(topic, from: producer) }) {
+                    if routes.contains(where: { $0.wants(topic, from: producer) }) {
                         queue.append(BusMessage(topic: topic, envelope: try EnvelopeCodec.decode(body, registry: registry), body: body))
                     }
                 }

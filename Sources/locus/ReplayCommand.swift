@@ -108,7 +108,9 @@ struct ReplayCommand: AsyncParsableCommand {
     /// scheduler as a replay source playing that file.
     private func playDecoded(_ input: ByteInput, format: RecordingFormat, pipeline: inout OfflinePipeline,
                              emit: ([UInt8]) -> Void) throws {
-        let options = DecodeOptions(source: source, fallbackDate: date.flatMap(DecodeCommand.parseDate))
+        // Sky views only when a service or --include-input wants them: decoding them is half the work.
+        let sky = includeInput || pipeline.anyServiceReceives(topicsStartingWith: "obs.sky.")
+        let options = DecodeOptions(source: source, fallbackDate: date.flatMap(DecodeCommand.parseDate), includeSky: sky)
         var decoder = RecordingDecoder(options: options)
         var ticks = TickScheduler(tickInterval: tickInterval)
         var last: EventTime?

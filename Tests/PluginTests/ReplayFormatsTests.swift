@@ -181,7 +181,9 @@ import Testing
         let source = ReplaySource(configuration: .init(file: Self.gpx, speed: .max, loop: true), path: Self.gpx, pluginID: "trk")
         let task = Task { try await source.run(context: harness.context) }
         let perPass = try direct(Self.gpx, source: "trk").count
-        let enough = try await waitUntil(timeout: 20) { try harness.published().filter { $0.topic == "obs.fix.trk" }.count > passes * perPass }
+        // Generous: alone this takes well under a second, but the check decodes everything published
+        // so far on every poll, which is slow on a loaded 2-core machine.
+        let enough = try await waitUntil(timeout: 60) { try harness.published().filter { $0.topic == "obs.fix.trk" }.count > passes * perPass }
         task.cancel()
         _ = try? await task.value
         #expect(enough)

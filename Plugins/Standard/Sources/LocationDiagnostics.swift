@@ -32,6 +32,9 @@ struct LocationDiagnostics {
     private var unavailable = false
     private var accuracyLimited = false
     private var disconnected: Set<String> = []
+    /// The sources `source_disconnected` applies to, in a stable order (kept, not re-sorted on
+    /// every message: this runs for every fix and tick).
+    private var watched: [String] = []
 
     init(configuration: StandardConfiguration) {
         sources = configuration.sources
@@ -39,6 +42,7 @@ struct LocationDiagnostics {
         sourceTimeout = configuration.sourceTimeout
         unavailableAfter = configuration.unavailableAfter
         maxHorizontalAccuracy = configuration.maxHorizontalAccuracy
+        watched = Self.ordered(configuration.sources, by: preference)
     }
 
     /// Any message with event time: the first one starts the `location_unavailable` clock.
@@ -49,6 +53,7 @@ struct LocationDiagnostics {
     /// A fix from an accepted source; `usable` if it has a position that meets the accuracy limit.
     mutating func fixReceived(_ fix: Fix, at time: EventTime, usable: Bool) {
         observe(now: time)
+        if lastFix[fix.source] == nil, sources.isEmpty { watched = Self.ordered(watched + [fix.source], by: preference) }
         lastFix[fix.source] = max(lastFix[fix.source] ?? time, time)
         reportedDown[fix.source] = nil
         guard fix.hasPosition else { return }
@@ -110,7 +115,7 @@ struct LocationDiagnostics {
                                       reason: "fixes arrive but none meets max_horizontal_accuracy \(maxHorizontalAccuracy.reasonText) m (latest from \(refused.source): \(found))"))
         }
 
-        for source in watchedSources() {
+        for source in watched {
             let silentFor = lastFix[source].map { now.seconds(since: $0) }
             let silent = silentFor.map { $0 >= sourceTimeout } ?? false
             let down = reportedDown[source] != nil || silent
@@ -133,9 +138,8 @@ struct LocationDiagnostics {
         sources.isEmpty ? lastFix[source] != nil : sources.contains(source)
     }
 
-    /// The sources `source_disconnected` applies to, in a stable order.
-    private func watchedSources() -> [String] {
-        let all = sources.isEmpty ? Array(lastFix.keys) : sources
-        return all.sorted { (preference.preference(of: $0), $0) < (preference.preference(of: $1), $1) }
+    /// Sources by preference, then id.
+    private static func ordered(_ sources: [String], by preference: SourceList) -> [String] {
+        sources.sorted { (preference.preference(of: $0), $0) < (preference.preference(of: $1), $1) }
     }
 }

@@ -14,6 +14,18 @@ import Testing
         for chunk in [1, 2, 7, 64] { #expect(decode(Self.twoEpochs, chunk: chunk).observations == whole) }
     }
 
+    @Test func withoutSkyViewsTheFixesAreTheSameAndGSVIsOnlyCounted() {
+        var options = NMEADecoderOptions()
+        options.skyViews = false
+        let all = decode(Self.twoEpochs)
+        let fixesOnly = decode(Self.twoEpochs, options: options)
+        #expect(!all.observations.skies.isEmpty)
+        #expect(fixesOnly.observations.skies.isEmpty)
+        #expect(fixesOnly.observations == all.observations.filter { if case .fix = $0 { return true } else { return false } })
+        #expect(fixesOnly.statistics.decoded == all.statistics.decoded)
+        #expect(fixesOnly.statistics.skyViews == 0)
+    }
+
     @Test func aCopiedDecoderIsIndependent() {
         let bytes = Array(Self.twoEpochs.utf8)
         let half = bytes.count / 2

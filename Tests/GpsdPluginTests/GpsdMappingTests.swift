@@ -41,21 +41,14 @@ struct ExpectedFix {
 
     /// Compares within what the wire format keeps (9 digits for degrees, 3 for metres, 2 for course).
     func check(_ fix: Fix, time: EventTime, _ where_: String, sourceLocation: SourceLocation = #_sourceLocation) {
-        func close(_ a: Double?, _ b: Double?, _ tol: Double) -> Bool {
-            switch (a, b) {
-            case (nil, nil): return true
-            case let (a?, b?): return abs(a - b) <= tol
-            default: return false
-            }
-        }
         #expect(time == self.time, "\(where_): time", sourceLocation: sourceLocation)
         #expect(fix.mode == mode, "\(where_): mode", sourceLocation: sourceLocation)
-        #expect(close(fix.latitude, lat, 1e-9) && close(fix.longitude, lon, 1e-9), "\(where_): position \(String(describing: fix.latitude)),\(String(describing: fix.longitude)) vs \(String(describing: lat)),\(String(describing: lon))", sourceLocation: sourceLocation)
-        #expect(close(fix.altitudeMSL, altMSL, 1.1e-3) && close(fix.altitudeHAE, altHAE, 1.1e-3), "\(where_): altitudes", sourceLocation: sourceLocation)
-        #expect(close(fix.speed, speed, 1.1e-3), "\(where_): speed \(String(describing: fix.speed)) vs \(String(describing: speed))", sourceLocation: sourceLocation)
-        #expect(close(fix.course, course, 1.1e-2), "\(where_): course", sourceLocation: sourceLocation)
-        #expect(close(fix.horizontalAccuracy, h, 1.1e-3), "\(where_): h accuracy \(String(describing: fix.horizontalAccuracy)) vs \(String(describing: h))", sourceLocation: sourceLocation)
-        #expect(close(fix.verticalAccuracy, v, 1.1e-3), "\(where_): v accuracy \(String(describing: fix.verticalAccuracy)) vs \(String(describing: v))", sourceLocation: sourceLocation)
+        #expect(near(fix.latitude, lat, 1e-9) && near(fix.longitude, lon, 1e-9), "\(where_): position \(String(describing: fix.latitude)),\(String(describing: fix.longitude)) vs \(String(describing: lat)),\(String(describing: lon))", sourceLocation: sourceLocation)
+        #expect(near(fix.altitudeMSL, altMSL, 1.1e-3) && near(fix.altitudeHAE, altHAE, 1.1e-3), "\(where_): altitudes", sourceLocation: sourceLocation)
+        #expect(near(fix.speed, speed, 1.1e-3), "\(where_): speed \(String(describing: fix.speed)) vs \(String(describing: speed))", sourceLocation: sourceLocation)
+        #expect(near(fix.course, course, 1.1e-2), "\(where_): course", sourceLocation: sourceLocation)
+        #expect(near(fix.horizontalAccuracy, h, 1.1e-3), "\(where_): h accuracy \(String(describing: fix.horizontalAccuracy)) vs \(String(describing: h))", sourceLocation: sourceLocation)
+        #expect(near(fix.verticalAccuracy, v, 1.1e-3), "\(where_): v accuracy \(String(describing: fix.verticalAccuracy)) vs \(String(describing: v))", sourceLocation: sourceLocation)
     }
 }
 

@@ -28,6 +28,15 @@ enum Fixtures {
 }
 
 
+/// Both absent, or both present and at most `tolerance` apart.
+func near(_ a: Double?, _ b: Double?, _ tolerance: Double) -> Bool {
+    switch (a, b) {
+    case (nil, nil): return true
+    case let (a?, b?): return abs(a - b) <= tolerance
+    default: return false
+    }
+}
+
 /// A TCP port nothing listens on right now (bound to port 0, read back, released).
 func freePort() -> Int {
     let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
@@ -64,8 +73,13 @@ final class GpsFake: @unchecked Sendable {
     /// before a client activated the device).
     init(log: URL, port: Int, stepped: Bool, once: Bool, cycle: Double? = nil) throws {
         self.port = port
-        process.executableURL = URL(fileURLWithPath: GpsFake.executable!)
-        var args = ["-P", String(port), "-q"]
+        // Foundation's Process passes the spawning thread's signal mask on to the child, and
+        // the test runner's threads block SIGTERM: gpsfake's gpsd would hold the SIGTERM of
+        // `stop()` pending until it is killed 5 s later. gpsfake is a python3 script, so
+        // python3 is there to clear the mask and exec it.
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        let unblock = "import os, signal, sys; signal.pthread_sigmask(signal.SIG_SETMASK, []); os.execv(sys.argv[1], sys.argv[1:])"
+        var args = ["-c", unblock, GpsFake.executable!, "-P", String(port), "-q"]
         if once { args.append("-1") }
         if stepped { args += ["-l", "-i"] }
         if let cycle { args += ["-c", String(cycle)] }
@@ -86,14 +100,20 @@ final class GpsFake: @unchecked Sendable {
         await waitUntil(timeout: timeout) { !process.isRunning }
     }
 
-    /// Stops gpsfake (which stops its gpsd); if it does not exit, kills it and its children by pid.
+    /// Stops gpsfake and its gpsd; if gpsfake does not exit, kills it and its children by pid.
     func stop() async {
         guard process.isRunning else { return }
         let pid = process.processIdentifier
         let children = GpsFake.children(of: pid)
-        process.terminate()
+        // Not SIGTERM to gpsfake: its handler polls gpsd until it is gone, and if the signal
+        // lands while gpsfake's main loop is itself polling gpsd, Python's subprocess lock makes
+        // every poll in the handler say "alive", so gpsfake spins there until killed. Stopping
+        // its gpsd lets the main loop end gpsfake ("daemon died"); end of input wakes a gpsfake
+        // waiting for the next step.
+        for c in children { kill(c, SIGTERM) }
+        try? stdin.fileHandleForWriting.close()
         if await waitForExit(timeout: 5) {
-            // gpsfake's cleanup terminates its gpsd; make sure it did.
+            // gpsd got SIGTERM; make sure it is gone.
             for c in children where kill(c, 0) == 0 { kill(c, SIGKILL) }
             return
         }

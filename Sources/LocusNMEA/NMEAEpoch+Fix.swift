@@ -38,7 +38,11 @@ extension NMEAEpoch {
         f.heading = heading
         f.quality = NMEAModeIndicator.quality(gga: ggaQuality) ?? NMEAModeIndicator.quality(modeIndicator)
         if m == .none { f.quality = nil }
-        f.satellitesUsed = satellitesUsed ?? (sawGSA ? used.count : nil)
+        // The larger of GGA's count and the GSAs' list: a multi-system receiver may end an epoch
+        // with a system's own GGA (`$GLGGA` counting GLONASS alone) while its GSAs add up to all
+        // systems; a GSA lists at most 12, so a GGA may count more.
+        let listed = sawGSA && !used.isEmpty ? used.count : nil
+        f.satellitesUsed = [satellitesUsed, listed].compactMap { $0 }.max()
         f.hdop = hdop
         f.vdop = vdop
         f.pdop = pdop

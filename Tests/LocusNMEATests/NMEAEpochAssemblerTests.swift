@@ -14,6 +14,23 @@ import Testing
         "$PGRME,7.6,M,41.7,M,42.4,M*2F",
     ].joined(separator: "\r\n") + "\r\n"
 
+    /// A GPS+GLONASS receiver (SiRFstar V style) ends its epoch with `$GLGGA`, which counts
+    /// GLONASS satellites only; the GSAs list all of them.
+    @Test func satellitesUsedCountsEverySystemsGSANotTheLastGGA() throws {
+        let text = nmea("GPRMC,113258,A,3238.9148,N,10822.4466,W,005.3,247.1,181022,009.3,E")
+            + nmea("GPGGA,113258,3238.9148,N,10822.4466,W,1,06,1.1,1577.4,M,-24.6,M,,")
+            + nmea("GNGSA,A,3,02,05,11,12,18,20,,,,,,,1.4,1.1,0.9,1")
+            + nmea("GNGSA,A,3,65,66,72,,,,,,,,,,1.4,1.1,0.9,2")
+            + nmea("GLGGA,113258,3238.9148,N,10822.4466,W,1,03,1.1,1577.4,M,-24.6,M,,")
+        let fix = try #require(decode(text).observations.fixes.first).0
+        #expect(fix.satellitesUsed == 9)
+        // A GGA counting more than the GSAs list (they hold 12 at most) is believed.
+        let many = nmea("GPRMC,113258,A,3238.9148,N,10822.4466,W,005.3,247.1,181022,009.3,E")
+            + nmea("GPGSA,A,3,02,05,11,12,18,20,,,,,,,1.4,1.1,0.9")
+            + nmea("GPGGA,113258,3238.9148,N,10822.4466,W,1,14,1.1,1577.4,M,-24.6,M,,")
+        #expect(try #require(decode(many).observations.fixes.first).0.satellitesUsed == 14)
+    }
+
     @Test func oneCycleMergesIntoOneFix() throws {
         let (obs, st) = decode(Self.cycle, options: .init(source: "gps0"))
         let fixes = obs.fixes
@@ -122,7 +139,8 @@ import Testing
             + nmea("GPRMC,022037.00,A,3644.759429,S,17444.072851,E,0.0,301.9,071020,18.3,E,A,V")
             + nmea("GPGSA,A,2,06,07,11,19,22,28,30,,,,,,1.2,0.9,0.7,1")
         let f = try #require(decode(text).observations.fixes.first).0
-        #expect(f.mode == .threeD && f.altitudeMSL == 56 && f.satellitesUsed == 6)
+        // GGA counts 6, GSA lists 7: the larger is taken (see satellitesUsedCountsEverySystemsGSA…).
+        #expect(f.mode == .threeD && f.altitudeMSL == 56 && f.satellitesUsed == 7)
     }
 
     @Test func ggaQualityMapsToFixQuality() {

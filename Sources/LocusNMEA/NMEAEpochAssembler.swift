@@ -117,7 +117,6 @@ public struct NMEAEpochAssembler {
         case nmeaFormatter("GSA"):
             // A GSA before the first timed sentence (start of a log) goes to the first epoch.
             if !isOpen, lastTimeOfDay == nil {
-                statistics.decoded += 1
                 epoch = NMEAEpoch(timeOfDay: -1, days: nil)
                 isOpen = true
             }
@@ -173,12 +172,19 @@ public struct NMEAEpochAssembler {
     /// The epoch is updated in place (it is large; copying it out and back for every sentence
     /// was a measurable part of decoding).
     private mutating func open(_ time: Int?, positionValid: Bool, emit: (NMEAObservation) -> Void) -> Bool {
-        statistics.decoded += 1
         guard let time else {
-            guard positionValid else { return false }
-            if !isOpen { statistics.outsideEpoch += 1 }
-            return isOpen
+            guard positionValid else {
+                statistics.decoded += 1 // a "no fix" report: read, and rightly ignored
+                return false
+            }
+            guard isOpen else {
+                statistics.outsideEpoch += 1
+                return false
+            }
+            statistics.decoded += 1
+            return true
         }
+        statistics.decoded += 1
         if isOpen {
             if epoch.timeOfDay == time { return true }
             if epoch.timeOfDay < 0 {

@@ -1,4 +1,6 @@
-/// Counters of a decoder run: framing rejects plus what became of the valid sentences.
+/// Counters of a decoder run: framing rejects plus what became of the valid sentences. Every
+/// valid sentence (`framing.sentences`) lands in exactly one of `decoded`, `proprietary`,
+/// `unsupported` and `outsideEpoch`.
 public struct NMEAStatistics: Sendable, Equatable {
     public var framing = NMEAFramerStatistics()
     /// Valid sentences of a supported type (GGA, RMC, GLL, GNS, GSA, GSV, VTG, ZDA, GST, HDT, TXT).

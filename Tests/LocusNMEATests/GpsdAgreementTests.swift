@@ -55,4 +55,18 @@ import Testing
         #expect(reports > 1000, "the fixtures should hold over a thousand gpsd epochs")
         #expect(share >= 0.98, "agreement \(agreed)/\(reports)")
     }
+
+    /// Every valid sentence of every log is counted exactly once: decoded, proprietary,
+    /// unsupported or outside an epoch.
+    @Test func everyValidSentenceLandsInExactlyOneCounter() throws {
+        for name in try Self.logs() {
+            let bytes = Self.gpsfakeBody(try [UInt8](Data(contentsOf: Self.fixtures.appendingPathComponent(name))))
+            var d = NMEADecoder(options: Self.options)
+            d.feed(bytes) { _ in }
+            d.finish { _ in }
+            let s = d.statistics
+            #expect(s.decoded + s.proprietary + s.unsupported + s.outsideEpoch == s.framing.sentences,
+                    "\(name): \(s.framing.sentences) sentences, decoded \(s.decoded) + proprietary \(s.proprietary) + unsupported \(s.unsupported) + outside \(s.outsideEpoch)")
+        }
+    }
 }

@@ -56,6 +56,9 @@ TICK = {"basis": "recorded", "interval": 1}
 STATUS = {"plugin": "gps0", "kind": "source", "plugin_type": "exec", "state": "restarting",
           "reason": "exited with status 1", "restarts": 2, "retry_in": 4.5}
 ALERT = {"source": "gps0", "state": "over", "speed": 13.4, "limit": 13.3}
+ARRIVAL = {"source": "gps0", "arrival": "2024-05-17T07:55:00.100Z", "lat": 45.7712345, "lon": -179.9999999,
+           "h_accuracy": 17.5, "fixes": 31}
+DEPARTURE = dict(ARRIVAL, departure="2024-05-17T08:55:00.100Z", duration=3600)
 
 GOOD = {
     "fix with every field": line("obs.fix.gps0", "obs.fix", FULL_FIX),
@@ -73,6 +76,8 @@ GOOD = {
     "minimal status": line("status.hub", "status.plugin", {"plugin": "hub", "kind": "hub",
                                                            "plugin_type": "hub", "state": "running"}),
     "speed alert": line("example.speed_alert.speedy", "example.speed_alert", ALERT, producer="speedy"),
+    "visit arrival": line("visit.arrival.visits", "visit.arrival", ARRIVAL, producer="visits"),
+    "visit departure": line("visit.departure.visits", "visit.departure", DEPARTURE, producer="visits"),
     "big seq": line("clock.tick", "clock.tick", TICK, seq=9223372036854775807),
     "255-byte topic": line("example.speed_alert." + "a" * 235, "example.speed_alert", ALERT),
 }
@@ -109,6 +114,8 @@ BLE_LINE = GOOD["ble advertisement with ibeacon"]
 TICK_LINE = GOOD["clock tick"]
 STATUS_LINE = GOOD["plugin status"]
 ALERT_LINE = GOOD["speed alert"]
+ARRIVAL_LINE = GOOD["visit arrival"]
+DEPARTURE_LINE = GOOD["visit departure"]
 FIX_LINE = fix()
 
 # (name, line as text or object, fragment the reported problem must contain)
@@ -244,6 +251,24 @@ BAD = [
     ("alert speed as text", mutate(ALERT_LINE, P + ["speed"], "13.4"), "payload.speed: '13.4' is not of type"),
     ("negative limit", mutate(ALERT_LINE, P + ["limit"], -1), "payload.limit"),
     ("alert extra key", mutate(ALERT_LINE, P + ["hysteresis"], 0.5), "payload: unexpected key(s) 'hysteresis'"),
+    # visit.arrival, visit.departure
+    *[(f"visit arrival without {k}", mutate(ARRIVAL_LINE, P + [k], delete=True), f"'{k}' is a required property")
+      for k in ("source", "arrival", "lat", "lon", "h_accuracy", "fixes")],
+    *[(f"visit departure without {k}", mutate(DEPARTURE_LINE, P + [k], delete=True), f"'{k}' is a required property")
+      for k in ("arrival", "fixes", "departure", "duration")],
+    ("arrival without milliseconds", mutate(ARRIVAL_LINE, P + ["arrival"], "2024-05-17T07:55:00Z"), "payload.arrival"),
+    ("arrival as a number", mutate(ARRIVAL_LINE, P + ["arrival"], 1715932500100), "payload.arrival"),
+    ("departure on 30 February", mutate(DEPARTURE_LINE, P + ["departure"], "2024-02-30T08:00:00.000Z"),
+     "is not a 'date-time'"),
+    ("visit lat 91", mutate(ARRIVAL_LINE, P + ["lat"], 91), "payload.lat: 91 is greater than the maximum of 90"),
+    ("negative visit accuracy", mutate(ARRIVAL_LINE, P + ["h_accuracy"], -1), "payload.h_accuracy"),
+    ("visit of one fix", mutate(ARRIVAL_LINE, P + ["fixes"], 1), "payload.fixes: 1 is less than the minimum of 2"),
+    ("fix count written 31.0", mutate(ARRIVAL_LINE, P + ["fixes"], 31.0), "payload.fixes: 31.0 is not of type 'integer'"),
+    ("negative duration", mutate(DEPARTURE_LINE, P + ["duration"], -5), "payload.duration"),
+    ("departure fields on an arrival", mutate(ARRIVAL_LINE, P + ["departure"], "2024-05-17T08:55:00.100Z"),
+     "payload: unexpected key(s) 'departure'"),
+    ("arrival on the departure topic", mutate(ARRIVAL_LINE, ["topic"], "visit.departure.visits"), "does not fit the type"),
+    ("visit without service id", mutate(DEPARTURE_LINE, ["topic"], "visit.departure"), "does not fit the type"),
 ]
 
 

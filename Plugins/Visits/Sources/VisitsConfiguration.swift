@@ -70,7 +70,7 @@ public struct VisitsConfiguration: PluginConfiguration, Equatable {
         }
         sources = try c.decodeIfPresent([String].self, forKey: .sources) ?? []
         for s in sources where !Topic.isValidSegment(s) {
-            throw ConfigValueError(key: "sources", "'\(s)' is not a source id: use lower-case letters, digits, _ and -")
+            throw ConfigValueError(key: "sources", "'\(s)' in sources is not a source id: use lower-case letters, digits, _ and -")
         }
     }
 }

@@ -46,8 +46,8 @@ struct VisitTracker {
         self.configuration = configuration
     }
 
-    /// Whether a visit's arrival has been published and its departure not yet.
-    var isVisiting: Bool { visit != nil }
+    /// True when the tracker holds nothing: no fix seen, or everything forgotten after a silence.
+    var isIdle: Bool { lastFix == nil }
 
     /// Takes a usable fix of this source; returns the events it causes, in order.
     mutating func receive(_ fix: StayFix) -> [Event] {

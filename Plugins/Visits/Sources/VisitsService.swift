@@ -31,6 +31,9 @@ public struct VisitsService: ServicePlugin {
             // Sorted, because dictionary order differs between runs and replays must not.
             for source in trackers.keys.sorted() {
                 publish(trackers[source]!.tick(at: message.time), at: message.time, to: &output)
+                // A source silent for max_gap has nothing left to remember: drop it, so sources
+                // that come and go (phones passing by a gateway) do not accumulate.
+                if trackers[source]!.isIdle { trackers[source] = nil }
             }
             return
         }

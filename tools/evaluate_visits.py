@@ -73,6 +73,17 @@ TRACK_CONFIGS = [
     ("min_stay 600", {"min_stay": 600}, 600),
 ]
 
+# The same comparison with one key changed at a time (reference stays of 5 min, as for the defaults).
+SENSITIVITY = [
+    ("defaults", {}, 300),
+    ("radius 50", {"radius": 50}, 300),
+    ("radius 150", {"radius": 150}, 300),
+    ("departure_confirmation 0", {"departure_confirmation": 0}, 300),
+    ("departure_confirmation 60", {"departure_confirmation": 60}, 300),
+    ("departure_confirmation 300", {"departure_confirmation": 300}, 300),
+    ("max_gap 3600", {"max_gap": 3600}, 300),
+]
+
 TAKEOUT_FILES = ["gpsbabel/googletakeout/2013/2013_MAY.json", "gpsbabel/googletakeout/2013/2013_JUNE.json"]
 TAKEOUT_CONFIGS = [
     ("defaults", {}),
@@ -232,15 +243,18 @@ def match(visits, stays, end_of_data, close=lambda v, s: True):
 
 # --- tracks ----------------------------------------------------------------------------------
 
-def evaluate_track(locus, data, name, relpath, what, workdir, out):
+def evaluate_track(locus, data, name, relpath, what, workdir, out, configs, detail=True):
+    """Replays one track with each config; appends tables to `out` if `detail`; returns the counts per config."""
     recording = Path(workdir) / f"{name}.jsonl"
     decode(locus, data / relpath, recording)
     fixes = read_fixes(recording)
     end_of_data = fixes[-1][0]
+    if not detail:
+        out = []  # computed the same way, printed nowhere
     out.append(f"### {name}: {what}\n")
     out.append(f"`{relpath}`: {len(fixes)} fixes, {short(fixes[0][0])} → {short(fixes[-1][0])} UTC.\n")
     summary = {}
-    for label, options, reference_minimum in TRACK_CONFIGS:
+    for label, options, reference_minimum in configs:
         stays = reference_stays(fixes, duration=reference_minimum)
         visits = replay(locus, recording, options, workdir)
         positives = [s for s in stays if not s["negative"]]
@@ -325,10 +339,15 @@ def write_takeout_recording(points, path):
             f.write(json.dumps({"topic": "obs.fix.takeout", "envelope": env}, separators=(",", ":")) + "\n")
 
 
+def near_points(visit, points):
+    """Times of the raw points inside the Google visit's interval and within the match distance of its centre."""
+    return [t for t, lat, lon, _ in points if visit["start"] <= t <= visit["end"]
+            and haversine(lat, lon, visit["lat"], visit["lon"]) <= TAKEOUT_MATCH_METRES]
+
+
 def observable(visit, points):
     """Whether the raw points show this Google visit: two of them near its centre, inside it, min_stay apart."""
-    near = [t for t, lat, lon, _ in points if visit["start"] <= t <= visit["end"]
-            and haversine(lat, lon, visit["lat"], visit["lon"]) <= TAKEOUT_MATCH_METRES]
+    near = near_points(visit, points)
     return len(near) >= 2 and near[-1] - near[0] >= TAKEOUT_MIN_STAY
 
 
@@ -358,11 +377,15 @@ def evaluate_takeout(locus, data, workdir, out):
         recalled = [j for j in recall_idx if j in matched_google]
         recall_inside = [google.index(g) for g in inside]
         a_err = [abs(visits[i]["arrival"] - google[j]["start"]) / 60 for i, j in pairs.items()]
+        nears = [near_points(google[j], points) for j in pairs.values()]
+        bound_a = [(n[0] - google[j]["start"]) / 60 for n, j in zip(nears, pairs.values()) if n]
+        bound_d = [(google[j]["end"] - n[-1]) / 60 for n, j in zip(nears, pairs.values()) if n]
         d_err = [abs(visits[i]["departure"] - google[j]["end"]) / 60 for i, j in pairs.items()
                  if visits[i]["departure"] is not None]
         out.append(f"**{label}** ({config_inline(options)}): {len(visits)} Locus visits\n")
-        out.append("| Locus arrival | Locus departure | min | fixes | Google visit | min | dist m | arrival err | departure err |")
-        out.append("|---|---|---|---|---|---|---|---|---|")
+        out.append("| Locus arrival | Locus departure | min | fixes | Google visit | min | dist m | arrival err | departure err "
+                   "| first / last raw point near it |")
+        out.append("|---|---|---|---|---|---|---|---|---|---|")
         for i, v in enumerate(visits):
             dep = "open" if v["departure"] is None else short(v["departure"])
             dur = "" if v["departure"] is None else f"{(v['departure'] - v['arrival']) / 60:.0f}"
@@ -370,24 +393,52 @@ def evaluate_takeout(locus, data, workdir, out):
                 g = google[pairs[i]]
                 dist = haversine(v["lat"], v["lon"], g["lat"], g["lon"])
                 d = None if v["departure"] is None else (v["departure"] - g["end"]) / 60
+                near = near_points(g, points)
+                bound = (f"{minutes((near[0] - g['start']) / 60)} / {minutes((near[-1] - g['end']) / 60)}"
+                         if near else "none")
                 out.append(f"| {short(v['arrival'])} | {dep} | {dur} | {v['fixes']} | {short(g['start'])} → "
                            f"{short(g['end'])} | {(g['end'] - g['start']) / 60:.0f} | {dist:.0f} | "
-                           f"{minutes((v['arrival'] - g['start']) / 60)} | {minutes(d)} |")
+                           f"{minutes((v['arrival'] - g['start']) / 60)} | {minutes(d)} | {bound} |")
             else:
-                out.append(f"| {short(v['arrival'])} | {dep} | {dur} | {v['fixes']} | no match | | | | |")
+                out.append(f"| {short(v['arrival'])} | {dep} | {dur} | {v['fixes']} | no match | | | | | |")
         missed = [google[j] for j in recall_idx if j not in matched_google]
         for g in missed:
             out.append(f"| not found | | | | {short(g['start'])} → {short(g['end'])} | "
-                       f"{(g['end'] - g['start']) / 60:.0f} | | | |")
+                       f"{(g['end'] - g['start']) / 60:.0f} | | | | |")
         out.append("")
         out.append(f"Precision {len(pairs)}/{len(visits)} = {fmt(precision * 100 if precision is not None else None, 0)} %; "
                    f"recall {len(recalled)}/{len(recall_idx)} = {fmt(100 * len(recalled) / len(recall_idx), 0)} % of the "
                    f"observable visits ({sum(1 for j in recall_inside if j in matched_google)}/{len(recall_inside)} of "
                    f"those with a raw point inside); median |arrival error| {fmt(median(a_err))} min, median "
-                   f"|departure error| {fmt(median(d_err))} min (over the {len(a_err)} and {len(d_err)} matched visits).\n")
+                   f"|departure error| {fmt(median(d_err))} min (over the {len(a_err)} and {len(d_err)} matched visits). "
+                   f"Bound set by the data: the first and last raw points near the matched Google visits are a median "
+                   f"{fmt(median(bound_a))} min after its start and {fmt(median(bound_d))} min before its end.\n")
         results[label] = dict(precision=precision, recalled=len(recalled), observable=len(recall_idx),
                               median_arrival=median(a_err), median_departure=median(d_err))
     return results
+
+
+def track_totals(locus, data, tracks, workdir, out, configs, detail):
+    totals = {label: dict(found=0, stays=0, visits=0, a=[], d=[]) for label, *_ in configs}
+    for name, rel, what in tracks:
+        for label, s in evaluate_track(locus, data, name, rel, what, workdir, out, configs, detail).items():
+            t = totals[label]
+            for k in ("found", "stays", "visits"):
+                t[k] += s[k]
+            t["a"] += s["arrival_errors"]
+            t["d"] += s["departure_errors"]
+    return totals
+
+
+def totals_table(configs, totals, out):
+    out.append("| config | compared with stays of | recall | precision | median abs arrival err (min) | median abs departure err (min) |")
+    out.append("|---|---|---|---|---|---|")
+    for label, _, reference_minimum in configs:
+        t = totals[label]
+        out.append(f"| {label} | ≥ {reference_minimum // 60} min | {t['found']}/{t['stays']} = "
+                   f"{fmt(100 * t['found'] / t['stays'], 0)} % | {t['found']}/{t['visits']} = "
+                   f"{fmt(100 * t['found'] / t['visits'], 0)} % | {fmt(median(t['a']))} | {fmt(median(t['d']))} |")
+    out.append("")
 
 
 def main(argv=None):
@@ -404,26 +455,15 @@ def main(argv=None):
     workdir.mkdir(parents=True, exist_ok=True)
     out = []
     try:
-        totals = {label: dict(found=0, stays=0, visits=0, a=[], d=[]) for label, *_ in TRACK_CONFIGS}
-        for name, rel, what in TRACKS:
-            if not (args.data / rel).exists():
+        available = [t for t in TRACKS if (args.data / t[1]).exists()]
+        for name, rel, _ in TRACKS:
+            if (name, rel, _) not in available:
                 out.append(f"### {name}\n\n`{rel}` is missing: skipped.\n")
-                continue
-            for label, s in evaluate_track(locus, args.data, name, rel, what, workdir, out).items():
-                t = totals[label]
-                for k in ("found", "stays", "visits"):
-                    t[k] += s[k]
-                t["a"] += s["arrival_errors"]
-                t["d"] += s["departure_errors"]
+        totals = track_totals(locus, args.data, available, workdir, out, TRACK_CONFIGS, detail=True)
         out.append("### All tracks\n")
-        out.append("| config | compared with stays of | recall | precision | median abs arrival err (min) | median abs departure err (min) |")
-        out.append("|---|---|---|---|---|---|")
-        for label, _, reference_minimum in TRACK_CONFIGS:
-            t = totals[label]
-            out.append(f"| {label} | ≥ {reference_minimum // 60} min | {t['found']}/{t['stays']} = "
-                       f"{fmt(100 * t['found'] / t['stays'], 0)} % | {t['found']}/{t['visits']} = "
-                       f"{fmt(100 * t['found'] / t['visits'], 0)} % | {fmt(median(t['a']))} | {fmt(median(t['d']))} |")
-        out.append("")
+        totals_table(TRACK_CONFIGS, totals, out)
+        out.append("### Sensitivity: one key changed from the defaults, all tracks\n")
+        totals_table(SENSITIVITY, track_totals(locus, args.data, available, workdir, out, SENSITIVITY, detail=False), out)
         if all((args.data / rel).exists() for rel in TAKEOUT_FILES):
             evaluate_takeout(locus, args.data, workdir, out)
         else:

@@ -3,15 +3,16 @@ import LocusCore
 /// The visit state of one fix source: a stay-point detector on event time.
 ///
 /// - Before an arrival, `candidate` collects consecutive fixes within `radius` of their mean.
-///   When they span `min_stay`, `visit.arrival` is due: arrival time is the first fix's,
-///   centre the mean (fixed from then on, so the departure can repeat it).
+///   When they span `min_stay` without drifting (see `settle`), `visit.arrival` is due: arrival
+///   time is the first fix's, centre the mean (fixed from then on, so the departure can repeat it).
 /// - A fix outside the candidate or visit starts an *excursion*; it is only believed once fixes
 ///   outside have been seen for `departure_confirmation`. A fix back inside before that discards
 ///   it, so a lone outlier neither ends a visit nor restarts a stay that is forming.
 /// - During a visit "outside" means beyond `radius` plus the fix's own accuracy; fixes in
 ///   between neither extend the visit nor confirm a departure.
-/// - Meanwhile the excursion's fixes form a sliding candidate of their own, which becomes the
-///   candidate once the excursion is confirmed: a stay at the next place can start from them.
+/// - Meanwhile the excursion's fixes form a sliding window of their own (starting from the
+///   candidate's fixes when there is no visit), which becomes the candidate once the excursion
+///   is confirmed: a stay at the next place can start from them.
 /// - Silence up to `max_gap` is part of whatever was going on: fixes before and after it inside
 ///   the radius are one stay. A longer silence ends a visit at its last fix inside and forgets
 ///   the candidate — whether noticed at the next fix or by a clock tick.

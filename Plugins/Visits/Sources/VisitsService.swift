@@ -8,15 +8,19 @@ import LocusCore
 /// clock (ticks only end visits of sources silent for longer than `max_gap`). The detector is
 /// `VisitTracker`; this type routes messages to one tracker per source.
 public struct VisitsService: ServicePlugin {
+    /// The service's id from config: the last segment of the topics it publishes on.
     public let id: String
     public let configuration: VisitsConfiguration
+    /// One detector per fix source, created at its first usable fix.
     private var trackers: [String: VisitTracker] = [:]
 
+    /// A service publishing on `visit.arrival.<id>` and `visit.departure.<id>`.
     public init(id: String, configuration: VisitsConfiguration) {
         self.id = id
         self.configuration = configuration
     }
 
+    /// The configured sources' fixes (all of `obs.fix.` if none) and `clock.tick`.
     public var subscriptions: [String] {
         (configuration.sources.isEmpty ? ["obs.fix."] : configuration.sources.map { "obs.fix.\($0)" }) + ["clock.tick"]
     }
@@ -61,17 +65,5 @@ public struct VisitsService: ServicePlugin {
             case .departure(let departure): output.emit(departure, topic: departureTopic, time: time)
             }
         }
-    }
-}
-
-/// Registration of the `visits` service.
-public enum VisitsPlugin {
-    public static let factory = PluginFactory.service(
-        "visits",
-        summary: "Detects places where a fix source stays: visit.arrival after min_stay within radius, visit.departure once it has left.",
-        config: VisitsConfiguration.self,
-        payloadTypes: [VisitArrival.self, VisitDeparture.self]
-    ) { config, setup in
-        VisitsService(id: setup.id, configuration: config)
     }
 }

@@ -179,6 +179,17 @@ import Testing
         #expect((run.events.first?.payload as? VisitArrival)?.arrival == VisitsScenario.time(0))
     }
 
+    @Test func stayOnTheAntimeridian() throws {
+        // Fixes 22 m apart on either side of 180°: their mean must not be at 0°.
+        var run = VisitsScenario()
+        let east = Coordinate(latitude: -16.5, longitude: 179.9999), west = Coordinate(latitude: -16.5, longitude: -179.9999)
+        for t in stride(from: 0.0, through: 360, by: 10) { run.fix(Int(t / 10) % 2 == 0 ? east : west, at: t) }
+        try #require(run.events.count == 1)
+        let arrival = run.events[0].payload as! VisitArrival
+        #expect(Geodesic.distance(from: arrival.centre, to: east) < 15)
+        #expect(Geodesic.distance(from: arrival.centre, to: west) < 15)
+    }
+
     @Test func eventsRoundTripThroughTheCodec() throws {
         let arrival = VisitArrival(source: "gps0", arrival: VisitsScenario.time(0.25),
                                    centre: Coordinate(latitude: 45.7712345, longitude: -179.9999999),

@@ -65,6 +65,9 @@ PAUSED = {"source": "gps0", "lat": 45.77, "lon": 14.36, "h_accuracy": 5, "statio
 RESUMED = {"source": "gps0", "lat": 45.77, "lon": 14.36, "h_accuracy": 5, "distance": 12.4, "paused_for": 300.5}
 SIGNIFICANT = {"source": "gps0", "lat": 45.77, "lon": 14.36, "alt_msl": 550, "h_accuracy": 5, "distance": 612.3,
                "elapsed": 301}
+ARRIVAL = {"source": "gps0", "arrival": "2024-05-17T07:55:00.100Z", "lat": 45.7712345, "lon": -179.9999999,
+           "h_accuracy": 17.5, "fixes": 31}
+DEPARTURE = dict(ARRIVAL, departure="2024-05-17T08:55:00.100Z", duration=3600)
 
 GOOD = {
     "fix with every field": line("obs.fix.gps0", "obs.fix", FULL_FIX),
@@ -95,6 +98,8 @@ GOOD = {
     "significant location": line("location.significant.moves", "location.significant", SIGNIFICANT, producer="moves"),
     "first significant location": line("location.significant.moves", "location.significant",
                                        {"source": "gps0", "lat": 45.77, "lon": 14.36}, producer="moves"),
+    "visit arrival": line("visit.arrival.visits", "visit.arrival", ARRIVAL, producer="visits"),
+    "visit departure": line("visit.departure.visits", "visit.departure", DEPARTURE, producer="visits"),
     "big seq": line("clock.tick", "clock.tick", TICK, seq=9223372036854775807),
     "255-byte topic": line("example.speed_alert." + "a" * 235, "example.speed_alert", ALERT),
 }
@@ -136,6 +141,8 @@ LOC_STATUS_LINE = GOOD["location status"]
 PAUSED_LINE = GOOD["location paused"]
 RESUMED_LINE = GOOD["location resumed"]
 SIGNIFICANT_LINE = GOOD["significant location"]
+ARRIVAL_LINE = GOOD["visit arrival"]
+DEPARTURE_LINE = GOOD["visit departure"]
 FIX_LINE = fix()
 
 # (name, line as text or object, fragment the reported problem must contain)
@@ -305,6 +312,24 @@ BAD = [
     ("significant without lon", mutate(SIGNIFICANT_LINE, P + ["lon"], delete=True), "'lon' is a required property"),
     ("significant negative distance", mutate(SIGNIFICANT_LINE, P + ["distance"], -1), "payload.distance"),
     ("significant extra key", mutate(SIGNIFICANT_LINE, P + ["speed"], 1), "payload: unexpected key(s) 'speed'"),
+    # visit.arrival, visit.departure
+    *[(f"visit arrival without {k}", mutate(ARRIVAL_LINE, P + [k], delete=True), f"'{k}' is a required property")
+      for k in ("source", "arrival", "lat", "lon", "h_accuracy", "fixes")],
+    *[(f"visit departure without {k}", mutate(DEPARTURE_LINE, P + [k], delete=True), f"'{k}' is a required property")
+      for k in ("arrival", "fixes", "departure", "duration")],
+    ("arrival without milliseconds", mutate(ARRIVAL_LINE, P + ["arrival"], "2024-05-17T07:55:00Z"), "payload.arrival"),
+    ("arrival as a number", mutate(ARRIVAL_LINE, P + ["arrival"], 1715932500100), "payload.arrival"),
+    ("departure on 30 February", mutate(DEPARTURE_LINE, P + ["departure"], "2024-02-30T08:00:00.000Z"),
+     "is not a 'date-time'"),
+    ("visit lat 91", mutate(ARRIVAL_LINE, P + ["lat"], 91), "payload.lat: 91 is greater than the maximum of 90"),
+    ("negative visit accuracy", mutate(ARRIVAL_LINE, P + ["h_accuracy"], -1), "payload.h_accuracy"),
+    ("visit of one fix", mutate(ARRIVAL_LINE, P + ["fixes"], 1), "payload.fixes: 1 is less than the minimum of 2"),
+    ("fix count written 31.0", mutate(ARRIVAL_LINE, P + ["fixes"], 31.0), "payload.fixes: 31.0 is not of type 'integer'"),
+    ("negative duration", mutate(DEPARTURE_LINE, P + ["duration"], -5), "payload.duration"),
+    ("departure fields on an arrival", mutate(ARRIVAL_LINE, P + ["departure"], "2024-05-17T08:55:00.100Z"),
+     "payload: unexpected key(s) 'departure'"),
+    ("arrival on the departure topic", mutate(ARRIVAL_LINE, ["topic"], "visit.departure.visits"), "does not fit the type"),
+    ("visit without service id", mutate(DEPARTURE_LINE, ["topic"], "visit.departure"), "does not fit the type"),
 ]
 
 

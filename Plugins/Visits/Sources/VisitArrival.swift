@@ -1,0 +1,56 @@
+import LocusCore
+
+/// A place where a fix source has stayed (`visit.arrival`, topic `visit.arrival.<service-id>`).
+///
+/// Like Core Location's `CLVisit` arrival: published once the source has stayed within the
+/// configured radius for `min_stay`, so the envelope time (when the stay was recognised) is at
+/// least `min_stay` after `arrival` (when it began).
+public struct VisitArrival: Payload, Equatable {
+    public static let eventType = "visit.arrival"
+    public static let schemaVersion = 1
+
+    /// Id of the fix source that stays (the last segment of its `obs.fix.<source>` topic).
+    public var source: String
+    /// Event time of the first fix of the stay.
+    public var arrival: EventTime
+    /// Centre of the place: the mean of the stay's fixes up to the arrival event, WGS-84 degrees.
+    public var centre: Coordinate
+    /// Radius around `centre` holding the stay's fixes, metres (never below the fixes' median
+    /// 1-sigma accuracy, so a handful of identical fixes does not claim 0 m).
+    public var horizontalAccuracy: Double
+    /// Fixes the stay had when it was recognised.
+    public var fixes: Int
+
+    public init(source: String, arrival: EventTime, centre: Coordinate, horizontalAccuracy: Double, fixes: Int) {
+        self.source = source
+        self.arrival = arrival
+        self.centre = centre
+        self.horizontalAccuracy = horizontalAccuracy
+        self.fixes = fixes
+    }
+
+    public func write(to w: inout JSONWriter) {
+        w.beginObject()
+        writeMembers(to: &w)
+        w.endObject()
+    }
+
+    /// The members `VisitDeparture` repeats unchanged.
+    func writeMembers(to w: inout JSONWriter) {
+        w.key("source"); w.string(source)
+        w.key("arrival"); w.time(arrival)
+        // 1e-7 degree is about 1 cm: finer than a mean of GNSS fixes is worth.
+        w.key("lat"); w.double(centre.latitude, fractionDigits: 7)
+        w.key("lon"); w.double(centre.longitude, fractionDigits: 7)
+        w.key("h_accuracy"); w.double(horizontalAccuracy, fractionDigits: 1)
+        w.key("fixes"); w.int(fixes)
+    }
+
+    public init(from r: inout JSONReader) throws {
+        var members = VisitMembers()
+        try r.readObject { r, k in
+            if try !members.read(k, from: &r) { try r.skipValue() }
+        }
+        self = try members.arrival(r)
+    }
+}

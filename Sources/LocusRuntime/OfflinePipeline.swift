@@ -31,6 +31,7 @@ public struct OfflinePipeline {
 
     var stages: [Stage]
     let routes: [Route]
+    let wantsTicks: Bool
     let registry: PayloadRegistry
     let logger: Logger
     public private(set) var skipped = 0
@@ -45,6 +46,7 @@ public struct OfflinePipeline {
             return Stage(id: p.id, service: s, publisher: EventPublisher(producer: p.id, outlet: outlet), outlet: outlet)
         }
         routes = stages.map { Route(id: $0.id, subscriptions: $0.service.subscriptions) }
+        wantsTicks = routes.contains { $0.wants("clock.tick", from: "clock") }
     }
 
     /// Whether some service would receive a message whose topic starts with `prefix`
@@ -75,9 +77,21 @@ public struct OfflinePipeline {
             if skipped <= 5 { logger.warning("skipping line of recording", metadata: ["line": "\(line)", "reason": "\(reason)"]) }
             return
         case .tick(let time):
-            tickPublisher.publish(ClockTick(basis: .recorded, interval: tickInterval), topic: "clock.tick", time: time)
-            let (topic, body) = tickOutlet.take()[0]
-            message = try BusMessage(topic: topic, envelope: EnvelopeCodec.decode(body, registry: registry), body: body)
+            // No service wants ticks: nothing to do (nobody would see their sequence numbers).
+            guard wantsTicks else { return }
+            tickSequence += 1
+            // The payload as a subscriber decodes it, worked out once: ticks differ only in time
+            // and sequence, and a logger switched off for weeks makes millions of them.
+            if tickPayload == nil || tickPayloadInterval != tickInterval {
+                let body = EnvelopeCodec.encode(ClockTick(basis: .recorded, interval: tickInterval), producer: "clock", seq: 1, time: time)
+                tickPayload = try EnvelopeCodec.decode(body, registry: registry).payload
+                tickPayloadInterval = tickInterval
+            }
+            let envelope = Envelope(type: ClockTick.eventType, version: ClockTick.schemaVersion, producer: "clock",
+                                    seq: tickSequence, time: time, payload: tickPayload!)
+            var w = JSONWriter()
+            EnvelopeCodec.encode(envelope, into: &w)
+            message = BusMessage(topic: "clock.tick", envelope: envelope, body: w.bytes)
         case .message(let topic, let envelope):
             self.inputs += 1
             inputSequence += 1
@@ -97,8 +111,9 @@ public struct OfflinePipeline {
         try deliver(message, emit: emit)
     }
 
-    private let tickOutlet = MemoryOutlet()
-    private lazy var tickPublisher = EventPublisher(producer: "clock", outlet: tickOutlet)
+    private var tickSequence: UInt64 = 0
+    private var tickPayload: DecodedPayload?
+    private var tickPayloadInterval: Double?
     static let inputProducer = "replay"
     private var inputSequence: UInt64 = 0
 

@@ -18,7 +18,9 @@ public struct RecordingTimeline {
     private let registry: PayloadRegistry
     private let loop: Bool
     private var ticks: TickScheduler
-    private var pending: [Item] = []
+    /// Ticks still to hand out before `held`, the message that made them due.
+    private var due: DueTicks.Iterator?
+    private var held: Item?
     private var finished = false
 
     public init(reader: LineReader, topics: [String], tickInterval: Double, loop: Bool = false,
@@ -31,7 +33,14 @@ public struct RecordingTimeline {
     }
 
     public mutating func next() -> Item? {
-        if !pending.isEmpty { return pending.removeFirst() }
+        if due != nil {
+            if let t = due!.next() { return .tick(t) }
+            due = nil
+        }
+        if let h = held {
+            held = nil
+            return h
+        }
         if finished { return nil }
         while true {
             switch reader.next() {
@@ -59,11 +68,15 @@ public struct RecordingTimeline {
                 } catch {
                     return .skipped(line: reader.lineNumber, reason: "\(error)")
                 }
-                let (due, shifted) = ticks.message(at: envelope.time)
+                let (dueTicks, shifted) = ticks.message(at: envelope.time)
                 envelope.time = shifted
-                pending.append(contentsOf: due.map { .tick($0) })
-                pending.append(.message(topic: topic, envelope: envelope))
-                return pending.removeFirst()
+                let message = Item.message(topic: topic, envelope: envelope)
+                guard !dueTicks.isEmpty else { return message }
+                held = message
+                var iterator = dueTicks.makeIterator()
+                let first = iterator.next()
+                due = iterator
+                return .tick(first!)
             }
         }
     }

@@ -20,19 +20,22 @@ public struct TickScheduler {
     }
 
     /// The ticks due before a message recorded at `recorded`, and its shifted time.
-    public mutating func message(at recorded: EventTime) -> (ticks: [EventTime], time: EventTime) {
+    public mutating func message(at recorded: EventTime) -> (ticks: DueTicks, time: EventTime) {
         if firstTime == nil { firstTime = recorded.milliseconds }
         sawMessageThisPass = true
         let t = recorded.milliseconds + loopOffset
         if nextTick == nil { nextTick = (t / tickMillis) * tickMillis + (t % tickMillis == 0 ? 0 : tickMillis) }
         // Time may step back in a recording (receiver glitch); ticks only move forward.
         lastTime = max(lastTime ?? t, t)
-        var ticks: [EventTime] = []
-        while let tick = nextTick, tick < t {
-            ticks.append(EventTime(milliseconds: tick))
-            nextTick = tick + tickMillis
+        var due = DueTicks(first: nextTick ?? t, count: 0, step: tickMillis)
+        if let tick = nextTick, tick < t {
+            // Every tick in [tick, t): counted, not listed — a logger switched off for weeks
+            // leaves millions of them.
+            let n = (t - tick - 1) / tickMillis + 1
+            due.count = Int(n)
+            nextTick = tick + n * tickMillis
         }
-        return (ticks, EventTime(milliseconds: t))
+        return (due, EventTime(milliseconds: t))
     }
 
     /// At the end of a pass: true (and the next pass shifted) if another pass should follow.
@@ -48,4 +51,29 @@ public struct TickScheduler {
         guard let t = nextTick, let last = lastTime, t <= last + tickMillis else { return nil }
         return EventTime(milliseconds: t)
     }
+}
+
+/// The ticks due before a message: `count` times, `step` milliseconds apart from `first`,
+/// produced one at a time.
+public struct DueTicks: Sequence {
+    public var first: Int64
+    public var count: Int
+    public var step: Int64
+
+    public var isEmpty: Bool { count == 0 }
+
+    public struct Iterator: IteratorProtocol {
+        var upcoming: Int64
+        var remaining: Int
+        let step: Int64
+
+        public mutating func next() -> EventTime? {
+            guard remaining > 0 else { return nil }
+            defer { upcoming += step; remaining -= 1 }
+            return EventTime(milliseconds: upcoming)
+        }
+    }
+
+    public func makeIterator() -> Iterator { Iterator(upcoming: first, remaining: count, step: step) }
+    public var underestimatedCount: Int { count }
 }

@@ -87,7 +87,7 @@ import Testing
         #expect(await record.terminate().status == 0)
         #expect(await locus.terminate().status == 0)
         // And the recording replays: `locus replay` reads what `locus record` wrote.
-        let replayed = try await runToEnd(E2E.binary, ["replay", dir + "/rec.jsonl", "--config", E2E.fixture("golden/speed-alert/config.yaml"), "--include-input"], directory: dir)
+        let replayed = try await runToEnd(E2E.binary, ["replay", dir + "/rec.jsonl", "--config", E2E.repoRoot + "/Tests/Golden/speed-alert/config.yaml", "--include-input"], directory: dir)
         #expect(replayed.status == 0, "\(replayed.stderr)")
         #expect(replayed.stdout.split(separator: "\n").filter { $0.contains("\"obs.fix.") }.count == fixes)
     }

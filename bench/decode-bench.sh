@@ -49,9 +49,24 @@ for ((run = 1; run <= RUNS; run++)); do
     echo "run $run  locus decode ${w}s (cpu $(awk -v u="$u" -v s="$s" 'BEGIN { print u + s }')s)   gpsdecode ${gw}s (cpu $(awk -v u="$gu" -v s="$gs" 'BEGIN { print u + s }')s)"
 done
 
-echo "== decoder alone"
-alone=$("$BIN/locus-bench" nmea "$FILE" 5)
-echo "$alone"
+echo "== decoder alone (and go-nmea's parse loop when Go and Debian's go-nmea are installed)"
+GONMEA=""
+if command -v go >/dev/null && [[ -d /usr/share/gocode/src/github.com/adrianmo/go-nmea && -f "$SHARED/gonmea_main.go" ]]; then
+    (cd "$WORK" && GO111MODULE=off GOPATH=/usr/share/gocode go build -o "$WORK/gonmea" "$SHARED/gonmea_main.go") && GONMEA="$WORK/gonmea"
+else
+    echo "(go-nmea not available: apt install golang-go golang-github-adrianmo-go-nmea-dev)"
+fi
+alone_rates=(); go_rates=()
+for ((run = 1; run <= 3; run++)); do
+    alone=$("$BIN/locus-bench" nmea "$FILE" 1)
+    echo "run $run  $alone"
+    alone_rates+=("$(sed -E 's/.* ([0-9]+) sentences\/s cpu.*/\1/' <<<"$alone")")
+    if [[ -n "$GONMEA" ]]; then
+        g=$("$GONMEA" "$FILE")
+        echo "run $run  $g"
+        go_rates+=("$(sed -E 's/.*sent\/s=([0-9]+).*/\1/' <<<"$g")")
+    fi
+done
 
 echo "== peak memory of locus decode against file size"
 rss_lines=()
@@ -75,5 +90,10 @@ echo "================ summary (medians of $RUNS; compare ratios) ==============
 printf '%-28s %10s sentences/s wall  %10s sentences/s cpu   peak %s KiB\n' "locus decode" "$(rate "$lw")" "$(rate "$lc")" "$locus_rss"
 printf '%-28s %10s sentences/s wall  %10s sentences/s cpu   peak %s KiB\n' "gpsdecode" "$(rate "$gw")" "$(rate "$gc")" "$gpsd_rss"
 printf '%-28s %10s× wall  %10s× cpu        (target >= 4)\n' "locus decode / gpsdecode" "$(ratio "$gw" "$lw")" "$(ratio "$gc" "$lc")"
-echo "decoder alone:               $(sed -E 's/^nmea decode: //' <<<"$alone")   (target >= 2000000)"
+am=$(median "${alone_rates[@]}")
+printf '%-28s %10s sentences/s cpu   (target >= 2000000, about 3x go-nmea)\n' "decoder alone" "$am"
+if [[ ${#go_rates[@]} -gt 0 ]]; then
+    gm=$(median "${go_rates[@]}")
+    printf '%-28s %10s sentences/s       decoder alone / go-nmea: %s×\n' "go-nmea parse loop" "$gm" "$(ratio "$am" "$gm")"
+fi
 printf '%s\n' "${rss_lines[@]}"

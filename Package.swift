@@ -79,12 +79,14 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        .target(name: "LocusRegions", dependencies: ["LocusCore"]),
         .executableTarget(
             name: "locus-bench",
             dependencies: ["LocusCore", "LocusBus", "LocusNMEA"],
             path: "Benchmarks/locus-bench"
         ),
         .testTarget(name: "LocusCoreTests", dependencies: ["LocusCore"]),
+        .testTarget(name: "LocusRegionsTests", dependencies: ["LocusRegions", "LocusCore"]),
         .testTarget(name: "LocusFormatsTests", dependencies: ["LocusFormats", "LocusCore"], resources: [.copy("Fixtures")]),
         .testTarget(name: "LocusNMEATests", dependencies: ["LocusNMEA", "LocusCore"], resources: [.copy("Fixtures")]),
         .testTarget(name: "LocusBusTests", dependencies: ["LocusBus", "LocusCore", "CZeroMQ"]),

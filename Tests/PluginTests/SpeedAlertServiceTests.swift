@@ -39,6 +39,16 @@ import Testing
         #expect(SpeedAlertService(id: "a", configuration: .init(sources: ["gps1"])).subscriptions == ["obs.fix.gps1"])
     }
 
+    @Test func aSourceWhoseIdStartsWithAConfiguredOneIsNotWatched() {
+        // The subscription `obs.fix.gps1` is a prefix: the hub also delivers `obs.fix.gps10`.
+        var service = SpeedAlertService(id: "a", configuration: .init(limit: 10, hysteresis: 1, sources: ["gps1"]))
+        var output = ServiceOutput()
+        service.receive(fixMessage(source: "gps10", speed: 20, at: 0), output: &output)
+        #expect(output.events.isEmpty)
+        service.receive(fixMessage(source: "gps1", speed: 20, at: 1), output: &output)
+        #expect(output.events.count == 1)
+    }
+
     @Test func eventRoundTripsThroughTheCodec() throws {
         let alert = SpeedAlert(source: "gps0", state: .over, speed: 12.5, limit: 10)
         let body = EnvelopeCodec.encode(alert, producer: "a", seq: 1, time: EventTime(milliseconds: 0))

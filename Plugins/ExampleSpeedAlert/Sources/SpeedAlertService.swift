@@ -56,6 +56,8 @@ public struct SpeedAlertService: ServicePlugin {
 
     public mutating func receive(_ message: BusMessage, output: inout ServiceOutput) {
         guard let fix = message.payload(Fix.self), fix.hasPosition, let speed = fix.speed else { return }
+        // Subscriptions are topic prefixes: `obs.fix.gps1` also delivers `obs.fix.gps10`.
+        guard configuration.sources.isEmpty || configuration.sources.contains(fix.source) else { return }
         let wasOver = over[fix.source] ?? false
         let isOver = wasOver ? speed > configuration.limit - configuration.hysteresis : speed > configuration.limit
         guard isOver != wasOver else { return }

@@ -1,9 +1,10 @@
 /// Angles clockwise from true north travel in [0, 360): the schemas say so, and a subscriber
-/// comparing `course < 360` must not meet `360`.
-enum Bearing {
+/// comparing `course < 360` must not meet `360`. Payloads that write courses or headings
+/// (`obs.fix`, `location.update`, …) pass them through `wireValue`.
+public enum Bearing {
     /// `degrees` wrapped into [0, 360) *after* rounding to the digits written, so 359.996 at
     /// two digits is written as 0, not 360.
-    static func wireValue(_ degrees: Double, fractionDigits: Int) -> Double {
+    public static func wireValue(_ degrees: Double, fractionDigits: Int) -> Double {
         guard degrees.isFinite else { return degrees }
         var scale = 1.0
         for _ in 0..<fractionDigits { scale *= 10 }

@@ -50,6 +50,22 @@ import Testing
         #expect(abs(circle.signedDistance(to: at(10, -179.99)) - (Geodesic.distance(from: at(10, 179.99), to: at(10, -179.99)) - 5_000)) < 1e-9)
     }
 
+    /// `contains` skips the Karney inverse away from the boundary; its answers must still be
+    /// exactly those of the geodesic, including just inside and outside the skip margin.
+    @Test(arguments: [(at(0, 0), 100_000.0), (at(45, 7), 50), (at(69.9, -30), 100_000), (at(-65, 179.95), 20_000),
+                      (at(75, 0), 100_000), (at(30, 0), 300_000)])
+    func containsAgreesWithTheExactGeodesicEverywhere(center: Coordinate, radius: Double) throws {
+        let circle = try CircleRegion(center: center, radius: radius)
+        var disagreements = 0
+        for bearing in stride(from: 0.0, to: 360, by: 7.5) {
+            for fraction in [0.0, 0.3, 0.9, 0.998, 0.9989, 0.99899, 0.99999, 1.00001, 1.00101, 1.0011, 1.002, 1.1, 1.9] {
+                let p = Geodesic.destination(from: center, bearing: bearing, distance: radius * fraction)
+                if circle.contains(p) != (Geodesic.distance(from: center, to: p) <= radius) { disagreements += 1 }
+            }
+        }
+        #expect(disagreements == 0)
+    }
+
     @Test(arguments: [0.0, -1, .nan, .infinity, 20_000_000])
     func aCircleNeedsAPositiveRadius(radius: Double) {
         #expect { try CircleRegion(center: at(0, 0), radius: radius) } throws: {

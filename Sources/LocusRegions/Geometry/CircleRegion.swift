@@ -29,11 +29,29 @@ public struct CircleRegion: Sendable, Equatable {
     }
 
     /// Whether the geodesic distance from the centre to `c` is ≤ `radius` (boundary inside,
-    /// as for polygons). Rejects points outside `boundingBox` before the geodesic.
+    /// as for polygons). The answer is always the exact (Karney) one; the fast paths below
+    /// only skip the geodesic when its answer is certain.
+    ///
+    /// Points outside `boundingBox` are rejected first. Then, for circles up to 100 km whose
+    /// centre is within ±70° latitude, `Geodesic.approximateDistance` decides unless it is
+    /// within 0.1 % (+ 1 mm) of the radius: its documented relative error there is at most
+    /// 4e-4 (100 km at 60–80°), so outside that band its answer is the exact one. The
+    /// Karney inverse is several times slower and is left for points near the boundary.
     public func contains(_ c: Coordinate) -> Bool {
         guard boundingBox.contains(Coordinate(latitude: c.latitude, longitude: PolygonRegion.normalizedLongitude(c.longitude))) else { return false }
+        if approximationDecides {
+            let d = Geodesic.approximateDistance(from: center, to: c)
+            if d < radius - approximationMargin { return true }
+            if d > radius + approximationMargin { return false }
+        }
         return Geodesic.distance(from: center, to: c) <= radius
     }
+
+    /// Whether `approximateDistance` is accurate enough here to decide away from the boundary
+    /// (its error grows with distance and latitude; see `contains`).
+    private var approximationDecides: Bool { radius <= 100_000 && abs(center.latitude) <= 70 }
+    /// Metres either side of the radius where only the exact geodesic decides.
+    private var approximationMargin: Double { radius * 1e-3 + 0.001 }
 
     /// Exactly `Geodesic.distance(from: center, to: c) - radius`, metres: negative inside.
     public func signedDistance(to c: Coordinate) -> Double {

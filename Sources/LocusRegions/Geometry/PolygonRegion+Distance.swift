@@ -12,9 +12,10 @@ extension PolygonRegion {
     /// distance to the nearest point found is then measured with Karney's `Geodesic`, so the
     /// result is a true ground distance to a boundary point: never less than the true
     /// distance to the boundary, and larger only when the projection picks a slightly wrong
-    /// nearest point — an error of second order in the distance (measured in the tests:
-    /// below 1 mm at 1 km and a few cm at 10 km at 60° latitude; it grows with distance and
-    /// latitude, so treat values beyond ~50 km as approximate).
+    /// nearest point. Measured against a geodesic reference (GeometryDistanceAccuracyTests):
+    /// at 45–60° latitude about 1 µm at 1 km, 1 mm at 10 km and 2 cm at 30 km from the edge;
+    /// at 78°, 30 µm, 3 cm and 0.7 m. The error grows roughly with the cube of the distance
+    /// and with latitude: exact enough for hysteresis near a boundary, approximate far away.
     ///
     /// Cost: O(edges) plus one geodesic inverse; it allocates nothing. Not for the
     /// per-fix hot path of every region, only for regions a fix is near (events, hysteresis).

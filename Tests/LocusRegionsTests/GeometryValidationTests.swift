@@ -54,6 +54,15 @@ import Testing
         }
     }
 
+    @Test func repeatedConsecutivePositionsAreDropped() throws {
+        let p = try PolygonRegion(polygons: [[ring([(0, 0), (1, 0), (1, 0), (1, 1), (0, 1), (0, 1), (0, 0)])]])
+        #expect(p.contains(at(0.5, 0.5)))
+        #expect(p.contains(at(0, 1)))
+        #expect { try PolygonRegion(polygons: [[ring([(0, 0), (1, 0), (1, 0), (0, 0)])]]) } throws: {
+            ($0 as? RegionGeometryError)?.code == .tooFewPositions
+        }
+    }
+
     @Test func eitherWindingOrderAndAHoleInsideAreAccepted() throws {
         let clockwise = ring([(0, 0), (0, 1), (1, 1), (1, 0), (0, 0)])
         let p = try PolygonRegion(polygons: [[clockwise, square(lon: 0.2 ... 0.4, lat: 0.2 ... 0.4)]])

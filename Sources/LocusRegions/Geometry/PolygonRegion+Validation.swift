@@ -12,7 +12,8 @@ extension PolygonRegion {
     ///   fewer than 4 positions, not closed, a latitude outside [-90, 90] or beyond
     ///   ±`maximumAbsoluteLatitude`, a ring winding around a pole, two edges of a ring that
     ///   cross or touch, a hole not inside its outer ring or touching it, holes touching
-    ///   each other.
+    ///   each other. Repeated consecutive positions are dropped first, so edge numbers in
+    ///   reasons count edges between distinct positions.
     ///
     /// Cost: self-intersection is checked over all edge pairs with a bounding-box reject,
     /// O(n²) in the ring's vertex count — about 50 M pair tests for a 10 000-vertex ring,
@@ -80,7 +81,13 @@ extension PolygonRegion {
             let previous = points[points.count - 1].x
             // Add whole turns only, so a longitude needing none keeps its exact value.
             let x = normalizedLongitude(c.longitude)
-            points.append(PlanePoint(x: x + 360 * ((previous - x) / 360).rounded(), y: c.latitude))
+            let point = PlanePoint(x: x + 360 * ((previous - x) / 360).rounded(), y: c.latitude)
+            // Repeated consecutive positions are legal GeoJSON (shapely accepts them); drop them,
+            // or the zero-length edge would "touch" both its neighbours' neighbours.
+            if point != points[points.count - 1] { points.append(point) }
+        }
+        guard points.count >= 4 else {
+            throw RegionGeometryError(.tooFewPositions, "\(name) has \(points.count) distinct positions (counting the closing one); a ring needs at least 4 (a closed triangle)")
         }
         // A ring that goes once round the globe comes back 360° off: it encloses a pole.
         let xs = points.map(\.x)

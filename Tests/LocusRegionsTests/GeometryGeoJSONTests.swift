@@ -40,6 +40,13 @@ import Testing
         #expect(regions[2].properties.isEmpty)
     }
 
+    @Test func aFileIsLoadedFromDisk() throws {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("locus-regions-\(UUID().uuidString).geojson")
+        try Data(Self.collection.utf8).write(to: url)
+        defer { try? FileManager.default.removeItem(at: url) }
+        #expect(try GeoJSONRegionLoader.load(contentsOf: url).map(\.id) == ["home", "yard", "7"])
+    }
+
     static func feature(_ id: String, _ geometry: String, properties: String = "{}") -> String {
         """
         {"type": "FeatureCollection", "features": [

@@ -11,7 +11,7 @@ import LocusCore
 /// Rings crossing the antimeridian are accepted: each ring is unwrapped so that consecutive
 /// longitudes never jump by more than 180°, i.e. the edge from 179° to -179° is the 2° edge
 /// across the antimeridian, not the 358° one around the globe. Rings that wind around a pole
-/// and vertices beyond ±`maximumAbsoluteLatitude` are rejected (see `PolygonBuilder`).
+/// and vertices beyond ±`maximumAbsoluteLatitude` are rejected (see `init(polygons:)`).
 ///
 /// Build one with `PolygonRegion(polygons:)`, which validates.
 public struct PolygonRegion: Sendable, Equatable {
@@ -56,8 +56,9 @@ public struct PolygonRegion: Sendable, Equatable {
     /// Whether `c` lies in a polygon: inside its outer ring and not inside one of its holes.
     ///
     /// Points exactly on an edge or a vertex (in lon/lat, to the last bit) count as inside,
-    /// the outer ring's and the holes' alike: the region is a closed set, which matches
-    /// `signedDistance` being 0 there and makes "inside" the safe side for entry tests.
+    /// the outer ring's and the holes' alike: the region is a closed set (like shapely's
+    /// `covers`, not `contains`), so that `contains` is true exactly where `signedDistance`
+    /// is ≤ 0, and a point on a shared vertex of two regions is in both.
     /// No allocation; O(edges of the polygons whose box contains `c`).
     public func contains(_ c: Coordinate) -> Bool {
         location(of: c) != .outside
@@ -136,42 +137,5 @@ public struct PolygonRegion: Sendable, Equatable {
         if x >= -180 && x < 180 { return x }
         let shifted = x - 360 * ((x + 180) / 360).rounded(.down)
         return shifted >= 180 ? shifted - 360 : shifted
-    }
-
-    static func box(of polygons: [Polygon]) -> GeoBox {
-        guard let first = polygons.first else {
-            return GeoBox(minLatitude: 0, maxLatitude: 0, minLongitude: 0, maxLongitude: 0)
-        }
-        var minY = first.minY, maxY = first.maxY
-        // Longitude extents of parts may sit in different 360° frames; put them on a circle
-        // and take the smallest arc covering all: sort by start, find the largest gap.
-        var arcs: [(Double, Double)] = []
-        for p in polygons {
-            minY = min(minY, p.minY); maxY = max(maxY, p.maxY)
-            if p.maxX - p.minX >= 360 { return GeoBox(minLatitude: minY, maxLatitude: maxY, minLongitude: -180, maxLongitude: 180) }
-            let s = normalizedLongitude(p.minX)
-            arcs.append((s, s + (p.maxX - p.minX)))
-        }
-        arcs.sort { $0.0 < $1.0 }
-        // Merge overlapping arcs (on the unrolled line, then the wrap-around).
-        var merged: [(Double, Double)] = []
-        for arc in arcs {
-            if let last = merged.last, arc.0 <= last.1 { merged[merged.count - 1].1 = max(last.1, arc.1) }
-            else { merged.append(arc) }
-        }
-        // The box is the complement of the largest gap between consecutive merged arcs.
-        var bestGap = -1.0, bestStart = merged[0].0, bestEnd = merged[0].1
-        for i in merged.indices {
-            let end = merged[i].1
-            let nextStart = i + 1 < merged.count ? merged[i + 1].0 : merged[0].0 + 360
-            let gap = nextStart - end
-            if gap > bestGap { bestGap = gap; bestStart = nextStart; bestEnd = end }
-        }
-        if bestGap <= 0 { return GeoBox(minLatitude: minY, maxLatitude: maxY, minLongitude: -180, maxLongitude: 180) }
-        // The covering arc runs from the start after the gap round to the end before it.
-        let minLon = normalizedLongitude(bestStart)
-        var maxLon = normalizedLongitude(bestEnd)
-        if maxLon == -180 { maxLon = 180 }  // an arc ending exactly on the antimeridian
-        return GeoBox(minLatitude: minY, maxLatitude: maxY, minLongitude: minLon, maxLongitude: maxLon)
     }
 }

@@ -49,11 +49,13 @@ enum CSVNumbers {
         try bytes.withUnsafeMutableBufferPointer { buffer in
             let base = UnsafeMutableRawPointer(buffer.baseAddress!).assumingMemoryBound(to: CChar.self)
             var p = base
-            while p.pointee != 0 && p.pointee != 10 { p += 1 }  // header
+            while p.pointee != 0 && p.pointee != 10 && p.pointee != 13 { p += 1 }  // header
             while p.pointee != 0 {
-                p += 1  // the newline
+                p += 1  // the CR or LF ending the previous line
                 numbers.removeAll(keepingCapacity: true)
-                while p.pointee != 0 && p.pointee != 10 {
+                // Stop at CR too: Python's csv module ends lines with CRLF, and strtod would
+                // skip a CR (whitespace) into the next line.
+                while p.pointee != 0 && p.pointee != 10 && p.pointee != 13 {
                     var end: UnsafeMutablePointer<CChar>? = nil
                     let value = strtod(p, &end)
                     if end == p { p += 1; continue }  // a separator: , ; or space

@@ -14,9 +14,14 @@ import LocusCore
 /// a relative Δφ·tan φ (≤ 4e-5 for 200 m at 52.5° N); curvature terms are ~(d/R)² ≈ 1e-9. The
 /// band, 2e-4·r + 1 mm, is five times that; `GeofenceBench` checks the claim against Geodesic.
 struct GeodesicCircles {
-    var latitude: [Double] = [], longitude: [Double] = [], radius: [Double] = []
-    /// Metres per degree of latitude / longitude at the centre.
-    var metresPerDegreeLatitude: [Double] = [], metresPerDegreeLongitude: [Double] = []
+    /// One record per circle, not one array per field: a random point's candidates are cache
+    /// misses, and this makes each one miss once.
+    struct Circle {
+        var latitude, longitude, radius: Double
+        /// Metres per degree of latitude / longitude at the centre.
+        var metresPerDegreeLatitude, metresPerDegreeLongitude: Double
+    }
+    var circles: [Circle] = []
     /// Geodesic fallbacks taken (pairs in the band).
     var fallbacks = 0
 
@@ -27,23 +32,24 @@ struct GeodesicCircles {
             let phi = latitudes[i] * radian
             let w = (1 - e2 * sin(phi) * sin(phi)).squareRoot()
             let meridian = a * (1 - e2) / (w * w * w), primeVertical = a / w
-            latitude.append(latitudes[i]); longitude.append(longitudes[i]); radius.append(radii[i])
-            metresPerDegreeLatitude.append(meridian * radian)
-            metresPerDegreeLongitude.append(primeVertical * cos(phi) * radian)
+            circles.append(Circle(latitude: latitudes[i], longitude: longitudes[i], radius: radii[i],
+                                  metresPerDegreeLatitude: meridian * radian,
+                                  metresPerDegreeLongitude: primeVertical * cos(phi) * radian))
         }
     }
 
     /// The local flat-ellipsoid distance from circle `i`'s centre, metres.
     @inline(__always)
     func localDistance(_ i: Int, _ lat: Double, _ lon: Double) -> Double {
-        let dy = (lat - latitude[i]) * metresPerDegreeLatitude[i]
-        let dx = (lon - longitude[i]) * metresPerDegreeLongitude[i]
+        let c = circles[i]
+        let dy = (lat - c.latitude) * c.metresPerDegreeLatitude
+        let dx = (lon - c.longitude) * c.metresPerDegreeLongitude
         return (dx * dx + dy * dy).squareRoot()
     }
 
     @inline(__always)
     mutating func contains(_ i: Int, _ lat: Double, _ lon: Double) -> Bool {
-        let d = localDistance(i, lat, lon), r = radius[i]
+        let d = localDistance(i, lat, lon), r = circles[i].radius
         let band = 2e-4 * r + 0.001
         if d < r - band { return true }
         if d > r + band { return false }
@@ -52,7 +58,7 @@ struct GeodesicCircles {
     }
 
     func geodesicDistance(_ i: Int, _ lat: Double, _ lon: Double) -> Double {
-        Geodesic.distance(from: Coordinate(latitude: latitude[i], longitude: longitude[i]),
+        Geodesic.distance(from: Coordinate(latitude: circles[i].latitude, longitude: circles[i].longitude),
                           to: Coordinate(latitude: lat, longitude: lon))
     }
 }

@@ -114,8 +114,11 @@ public final class RegionIndex<ID: Hashable> {
             longitude = (longitude + 180).truncatingRemainder(dividingBy: 360)
             longitude += longitude < 0 ? 180 : -180
         }
-        for level in levels.indices where levels[level].entryCount > 0 {
-            levels[level].forEachEntry(latitude: latitude, longitude: longitude) { entry in
+        // Local copies (a retain each, no copying): reading a class's stored property inside the
+        // per-candidate loop costs an exclusivity check and a retain/release every time.
+        let levels = self.levels, ids = self.ids
+        for level in levels where level.entryCount > 0 {
+            level.forEachEntry(latitude: latitude, longitude: longitude) { entry in
                 if entry.contains(latitude: latitude, longitude: longitude) { body(ids[Int(entry.handle)]!) }
             }
         }

@@ -47,8 +47,8 @@ enum GeofenceBench {
         let nc = Int32(data.circleCount)
         var pairs = 0, circlePairs = 0, inAny = 0, candidates = 0
         let w0 = now(), c0 = NMEABench.threadCPU()
-        data.vertexLatitudes.withUnsafeBufferPointer { vlat in
-            data.vertexLongitudes.withUnsafeBufferPointer { vlon in
+        data.vertices.withUnsafeBufferPointer { vertices in
+            do {
                 for p in data.pointLatitudes.indices {
                     let lat = data.pointLatitudes[p], lon = data.pointLongitudes[p]
                     var hits = 0
@@ -58,7 +58,7 @@ enum GeofenceBench {
                             if circles.contains(Int(id), lat, lon) { hits += 1; circlePairs += 1 }
                         } else {
                             let k = Int(id - nc)
-                            if polygonContains(lat, lon, vertexLatitudes: vlat, vertexLongitudes: vlon,
+                            if polygonContains(lat, lon, vertices: vertices,
                                                range: data.polygonStarts[k]..<data.polygonStarts[k + 1]) { hits += 1 }
                         }
                     }
@@ -130,15 +130,15 @@ enum GeofenceBench {
         let nc = Int32(data.circleCount)
         var planar = 0, gon = 0, polygons = 0, gonInAny = 0, planarInAny = 0
         var planarOnly = 0, geodesicOnly = 0, worstOutside = 0.0, worstInside = 0.0, localErrorMax = 0.0, bandChecked = 0, bandDisagree = 0
-        data.vertexLatitudes.withUnsafeBufferPointer { vlat in
-            data.vertexLongitudes.withUnsafeBufferPointer { vlon in
+        data.vertices.withUnsafeBufferPointer { vertices in
+            do {
                 for p in data.pointLatitudes.indices {
                     let lat = data.pointLatitudes[p], lon = data.pointLongitudes[p]
                     var planarHits = 0, gonHits = 0
                     index.query(Coordinate(latitude: lat, longitude: lon)) { id in
                         if id >= nc {
                             let k = Int(id - nc)
-                            if polygonContains(lat, lon, vertexLatitudes: vlat, vertexLongitudes: vlon,
+                            if polygonContains(lat, lon, vertices: vertices,
                                                range: data.polygonStarts[k]..<data.polygonStarts[k + 1]) {
                                 polygons += 1; planarHits += 1; gonHits += 1
                             }

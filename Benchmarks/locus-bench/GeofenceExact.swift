@@ -98,15 +98,13 @@ enum ShapelyPlanarModel {
 /// shapely tests in its planar coordinates: the script's projection is affine in lon/lat, so
 /// the answer is the same except for rounding on the boundary itself.
 @inline(__always)
-func polygonContains(_ lat: Double, _ lon: Double, vertexLatitudes: UnsafeBufferPointer<Double>,
-                     vertexLongitudes: UnsafeBufferPointer<Double>, range: Range<Int>) -> Bool {
+func polygonContains(_ lat: Double, _ lon: Double, vertices: UnsafeBufferPointer<SIMD2<Double>>, range: Range<Int>) -> Bool {
     var inside = false
     var j = range.upperBound - 1
     for i in range {
-        let yi = vertexLatitudes[i], yj = vertexLatitudes[j]
-        if (yi > lat) != (yj > lat) {
-            let xi = vertexLongitudes[i], xj = vertexLongitudes[j]
-            if lon < (xj - xi) * (lat - yi) / (yj - yi) + xi { inside.toggle() }
+        let vi = vertices[i], vj = vertices[j]  // (latitude, longitude)
+        if (vi.x > lat) != (vj.x > lat) {
+            if lon < (vj.y - vi.y) * (lat - vi.x) / (vj.x - vi.x) + vi.y { inside.toggle() }
         }
         j = i
     }

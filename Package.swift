@@ -82,7 +82,7 @@ let package = Package(
         .target(name: "LocusRegions", dependencies: ["LocusCore"]),
         .executableTarget(
             name: "locus-bench",
-            dependencies: ["LocusCore", "LocusBus", "LocusNMEA"],
+            dependencies: ["LocusCore", "LocusBus", "LocusNMEA", "LocusRegions"],
             path: "Benchmarks/locus-bench"
         ),
         .testTarget(name: "LocusCoreTests", dependencies: ["LocusCore"]),

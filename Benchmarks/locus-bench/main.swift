@@ -7,6 +7,7 @@ usage: locus-bench hub N            fix messages through the hub to an ipc subsc
        locus-bench codec N          encode / decode / hub-validate N fix envelopes
        locus-bench validate N       only the hub's validation (for profiling)
        locus-bench nmea FILE [R]    the NMEA decoder alone over FILE, best of R (default 3) repeats
+       locus-bench geofence DIR [C] RegionIndex + exact tests on geofence_bench.py's data in DIR (C: cell degrees, default 0.004)
 """
 
 let arguments = CommandLine.arguments
@@ -32,6 +33,10 @@ do {
         let repeats = arguments.count > 3 ? parseCount(arguments[3]) : 3
         guard let repeats else { throw BenchError.usage }
         try NMEABench.run(path: arguments[2], repeats: repeats)
+    case "geofence":
+        let cell = arguments.count > 3 ? Double(arguments[3]) : 0.004
+        guard let cell, cell > 0 else { throw BenchError.usage }
+        try GeofenceBench.run(directory: arguments[2], cellDegrees: cell)
     default:
         throw BenchError.usage
     }

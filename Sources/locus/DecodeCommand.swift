@@ -35,37 +35,13 @@ struct DecodeCommand: ParsableCommand {
     @Argument(help: "The file to decode, or - for standard input.")
     var file: String
 
-    @Option(name: .long, help: "Input format: nmea, gpsd, gpx or locus (default: detect).")
-    var format: String?
-
-    @Option(name: .long, help: "Source id: payload source, producer and last topic segment.")
-    var source: String = "gps0"
-
-    @Option(name: .long, help: "NMEA only: UTC day (YYYY-MM-DD) for epochs before the log's first RMC/ZDA date.")
-    var date: String?
+    @OptionGroup var inputOptions: RecordingInputOptions
 
     @Flag(name: .customLong("no-sky"), help: "Leave out sky views (obs.sky.*).")
     var noSky = false
 
     @Flag(name: .long, help: "Print counters (fixes, sky views, skipped items) to standard error.")
     var stats = false
-
-    func validate() throws {
-        if let format, RecordingFormat(rawValue: format) == nil {
-            throw ValidationError("unknown format '\(format)'; use one of nmea, gpsd, gpx, locus")
-        }
-        if !Topic.isValidSegment(source) {
-            throw ValidationError("'\(source)' is not a valid source id (one topic segment: lower-case letters, digits, '_', '-')")
-        }
-        if let date, Self.parseDate(date) == nil {
-            throw ValidationError("--date must be a day as YYYY-MM-DD, not '\(date)'")
-        }
-    }
-
-    static func parseDate(_ text: String) -> EventTime? {
-        guard text.utf8.count == 10 else { return nil }
-        return EventTime(iso8601: text + "T00:00:00Z")
-    }
 
     func run() throws {
         let input: ByteInput
@@ -75,12 +51,12 @@ struct DecodeCommand: ParsableCommand {
             Self.complain("\(error)")
             throw ExitCode(ExitStatus.failure)
         }
-        let options = DecodeOptions(source: source, fallbackDate: date.flatMap(Self.parseDate), includeSky: !noSky)
+        let options = inputOptions.decodeOptions(includeSky: !noSky)
         var decoder = RecordingDecoder(options: options)
         let output = RecordingOutput()
         do {
-            try decoder.decode(input, format: format.flatMap(RecordingFormat.init(rawValue:))) { obs in
-                try output.write(obs, defaultProducer: source)
+            try decoder.decode(input, format: inputOptions.recordingFormat) { obs in
+                try output.write(obs, defaultProducer: inputOptions.source)
             }
             try output.flush()
         } catch let e as RecordingOutput.WriteError {

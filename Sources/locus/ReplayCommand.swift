@@ -37,26 +37,7 @@ struct ReplayCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Also print the input messages, interleaved with the events.")
     var includeInput = false
 
-    @Option(name: .long, help: "Input format: nmea, gpsd, gpx or locus (default: detect).")
-    var format: String?
-
-    @Option(name: .long, help: "NMEA, gpsd and GPX input: the source id of the decoded fixes.")
-    var source: String = "gps0"
-
-    @Option(name: .long, help: "NMEA input: UTC day (YYYY-MM-DD) for epochs before the log's first RMC/ZDA date.")
-    var date: String?
-
-    func validate() throws {
-        if let format, RecordingFormat(rawValue: format) == nil {
-            throw ValidationError("unknown format '\(format)'; use one of nmea, gpsd, gpx, locus")
-        }
-        if !Topic.isValidSegment(source) {
-            throw ValidationError("'\(source)' is not a valid source id (one topic segment: lower-case letters, digits, '_', '-')")
-        }
-        if let date, DecodeCommand.parseDate(date) == nil {
-            throw ValidationError("--date must be a day as YYYY-MM-DD, not '\(date)'")
-        }
-    }
+    @OptionGroup var inputOptions: RecordingInputOptions
 
     func run() async throws {
         LogSetup.bootstrap(level: .warning)
@@ -76,7 +57,7 @@ struct ReplayCommand: AsyncParsableCommand {
         }
         do {
             let input = try ByteInput(path: file)
-            let chosen = try format.flatMap(RecordingFormat.init(rawValue:))
+            let chosen = try inputOptions.recordingFormat
                 ?? RecordingFormat.detect(input.peek(4096)) ?? .locus
             if chosen == .locus {
                 guard file != "-" else { throw ValidationError("a Locus recording cannot be replayed from standard input; give its path") }
@@ -110,7 +91,7 @@ struct ReplayCommand: AsyncParsableCommand {
                              emit: ([UInt8]) -> Void) throws {
         // Sky views only when a service or --include-input wants them: decoding them is half the work.
         let sky = includeInput || pipeline.anyServiceReceives(topicsStartingWith: "obs.sky.")
-        let options = DecodeOptions(source: source, fallbackDate: date.flatMap(DecodeCommand.parseDate), includeSky: sky)
+        let options = inputOptions.decodeOptions(includeSky: sky)
         var decoder = RecordingDecoder(options: options)
         var ticks = TickScheduler(tickInterval: tickInterval)
         var last: EventTime?

@@ -20,17 +20,9 @@ SHARED="$ROOT/../shared/bench"
 SCRATCH=${SCRATCH:-.build-bench}
 cd "$ROOT"
 
-command -v gpsdecode >/dev/null || { echo "gpsdecode not found (Debian package gpsd-clients)" >&2; exit 1; }
 WORK=$(mktemp -d /tmp/locus-decode-bench.XXXXXX)
 trap 'rm -rf "$WORK"' EXIT
-
-FILE=${NMEA_FILE:-}
-if [[ -z "$FILE" ]]; then
-    [[ -f "$SHARED/gen_nmea.py" ]] || { echo "no $SHARED/gen_nmea.py: set NMEA_FILE" >&2; exit 1; }
-    FILE="$WORK/nmea.nmea"
-    python3 "$SHARED/gen_nmea.py" -n "$N" -o "$FILE" >/dev/null
-fi
-SENTENCES=$(grep -c '^\$' "$FILE")
+source "$ROOT/bench/nmea-common.sh"
 echo "== $FILE: $SENTENCES sentences, $(stat -c %s "$FILE") bytes"
 
 echo "== building locus and locus-bench (release, scratch $SCRATCH)"
@@ -38,8 +30,6 @@ swift build --scratch-path "$SCRATCH" -c release --product locus 2>&1 | tail -1
 swift build --scratch-path "$SCRATCH" -c release --product locus-bench 2>&1 | tail -1
 BIN="$(swift build --scratch-path "$SCRATCH" -c release --show-bin-path)"
 
-# /usr/bin/time -f "%e %U %S %M": wall s, user s, system s, peak RSS KiB.
-measure() { /usr/bin/time -f "%e %U %S %M" -o "$WORK/t" "$@" >/dev/null; cat "$WORK/t"; }
 locus_wall=(); locus_cpu=(); gpsd_wall=(); gpsd_cpu=(); locus_rss=0; gpsd_rss=0
 for ((run = 1; run <= RUNS; run++)); do
     read -r w u s m < <(measure "$BIN/locus" decode "$FILE")
@@ -79,9 +69,6 @@ for factor in 0.1 1 5; do
     rm -f "$f"
 done
 
-median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
-rate() { awk -v n="$SENTENCES" -v t="$1" 'BEGIN { printf "%d", n / t }'; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
 
 lw=$(median "${locus_wall[@]}"); lc=$(median "${locus_cpu[@]}")
 gw=$(median "${gpsd_wall[@]}"); gc=$(median "${gpsd_cpu[@]}")

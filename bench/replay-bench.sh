@@ -17,17 +17,9 @@ SHARED="$ROOT/../shared/bench"
 SCRATCH=${SCRATCH:-.build-bench}
 cd "$ROOT"
 
-command -v gpsdecode >/dev/null || { echo "gpsdecode not found (Debian package gpsd-clients)" >&2; exit 1; }
 WORK=$(mktemp -d /tmp/locus-replay-bench.XXXXXX)
 trap 'rm -rf "$WORK"' EXIT
-
-FILE=${NMEA_FILE:-}
-if [[ -z "$FILE" ]]; then
-    [[ -f "$SHARED/gen_nmea.py" ]] || { echo "no $SHARED/gen_nmea.py: set NMEA_FILE" >&2; exit 1; }
-    FILE="$WORK/nmea.nmea"
-    python3 "$SHARED/gen_nmea.py" -n "$N" -o "$FILE" >/dev/null
-fi
-SENTENCES=$(grep -c '^\$' "$FILE")
+source "$ROOT/bench/nmea-common.sh"
 echo "== $FILE: $SENTENCES sentences"
 
 echo "== building locus (release, scratch $SCRATCH)"
@@ -38,7 +30,6 @@ CONFIG="$ROOT/bench/replay-services.yaml"
 events=$("$LOCUS" replay "$FILE" --config "$CONFIG" | awk -F'"topic":"' '{ split($2, a, "\""); n[a[1]]++ } END { for (t in n) printf "%s=%d ", t, n[t] }')
 echo "== events per topic: $events"
 
-measure() { /usr/bin/time -f "%e %U %S %M" -o "$WORK/t" "$@" >/dev/null; cat "$WORK/t"; }
 lw=(); lc=(); gw=(); gc=(); lrss=0
 for ((run = 1; run <= RUNS; run++)); do
     read -r w u s m < <(measure "$LOCUS" replay "$FILE" --config "$CONFIG")
@@ -48,9 +39,6 @@ for ((run = 1; run <= RUNS; run++)); do
     echo "run $run  locus replay ${w}s   gpsdecode ${w2}s"
 done
 
-median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
-rate() { awk -v n="$SENTENCES" -v t="$1" 'BEGIN { printf "%d", n / t }'; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
 a=$(median "${lw[@]}"); b=$(median "${lc[@]}"); c=$(median "${gw[@]}"); d=$(median "${gc[@]}")
 echo
 echo "================ summary (medians of $RUNS; compare ratios) ================"

@@ -2,7 +2,7 @@ import LocusCore
 import LocusFormats
 
 /// Counts of what the source received and did, for logs and tests.
-public struct GpsdCounters: Sendable, Equatable {
+public struct GpsdCounters: ZeroedCounters, Equatable {
     public var lines = 0
     /// Lines that were not a JSON object with a `class` (skipped).
     public var malformed = 0

@@ -15,10 +15,6 @@ public enum GpsdPlugin {
 /// Counters of a running source, readable from any task (tests, diagnostics).
 public typealias GpsdStatistics = SourceCounters<GpsdCounters>
 
-extension SourceCounters where Counters == GpsdCounters {
-    public convenience init() { self.init(GpsdCounters()) }
-}
-
 /// Connects to gpsd, asks for JSON reports (`?WATCH={"enable":true,"json":true}`) and publishes
 /// TPV → `obs.fix.<id>`, SKY → `obs.sky.<id>`. Reconnects with exponential backoff and reports
 /// `connected` / `disconnected` / `no_data` on `status.<id>` on changes.

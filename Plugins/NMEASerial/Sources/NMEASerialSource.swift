@@ -14,7 +14,7 @@ public enum NMEASerialPlugin {
 }
 
 /// Counters of a running source, readable from any task (tests, diagnostics).
-public struct NMEASerialCounters: Sendable, Equatable {
+public struct NMEASerialCounters: ZeroedCounters, Equatable {
     /// Successful opens of the device.
     public var opens = 0
     public var bytes = 0
@@ -26,10 +26,6 @@ public struct NMEASerialCounters: Sendable, Equatable {
 }
 
 public typealias NMEASerialStatistics = SourceCounters<NMEASerialCounters>
-
-extension SourceCounters where Counters == NMEASerialCounters {
-    public convenience init() { self.init(NMEASerialCounters()) }
-}
 
 /// Reads NMEA 0183 from a serial device and publishes fixes on `obs.fix.<id>` and sky views on
 /// `obs.sky.<id>`, at the receiver's UTC time. Reopens a device that went away with a backoff

@@ -13,3 +13,14 @@ public final class SourceCounters<Counters: Sendable>: @unchecked Sendable {
 
     public func update(_ newValue: Counters) { lock.withLock { value = newValue } }
 }
+
+/// Counters that start from zero: a source's counter struct conforms, and its
+/// `SourceCounters<…>()` then needs no initial value.
+public protocol ZeroedCounters: Sendable {
+    init()
+}
+
+extension SourceCounters where Counters: ZeroedCounters {
+    /// Counters starting at zero.
+    public convenience init() { self.init(Counters()) }
+}

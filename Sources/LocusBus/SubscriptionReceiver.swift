@@ -91,17 +91,19 @@ final class SubscriptionReceiver: @unchecked Sendable {
     /// Receives what is queued (up to 1024 messages). False once the stream's consumer is gone.
     private func receiveBurst(_ socket: ZMQSocket, _ topic: inout ZMQMessage, _ body: inout ZMQMessage) throws -> Bool {
         var delivered: UInt64 = 0
-        var undecodable: UInt64 = 0
         var dropped: UInt64 = 0
-        defer { counters.add(delivered: delivered, undecodable: undecodable, dropped: dropped) }
+        defer { counters.add(delivered: delivered, undecodable: 0, dropped: dropped) }
+        // Counted at once, not with the burst: a consumer that has received the message after
+        // a bad one must see the bad one counted (they are rare, so the lock costs nothing).
+        func undecodable() { counters.add(delivered: 0, undecodable: 1, dropped: 0) }
         for _ in 0..<1024 {
             guard try topic.receive(from: socket, dontWait: true) else { return true }
-            guard topic.hasMore else { undecodable += 1; continue }
+            guard topic.hasMore else { undecodable(); continue }
             while !(try body.receive(from: socket, dontWait: false)) {}
             if body.hasMore {
                 // More than two frames: skip the rest of this message.
                 while body.hasMore { while !(try body.receive(from: socket, dontWait: false)) {} }
-                undecodable += 1
+                undecodable()
                 continue
             }
             let isToken = topic.withUnsafeBytes { $0.first == 0 }
@@ -112,7 +114,7 @@ final class SubscriptionReceiver: @unchecked Sendable {
             do {
                 envelope = try EnvelopeCodec.decode(bytes, registry: registry)
             } catch {
-                undecodable += 1
+                undecodable()
                 warnUndecodableOnce(topic: name, error: error)
                 continue
             }

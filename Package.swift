@@ -13,6 +13,7 @@ let pluginTargets: [(name: String, folder: String, extra: [Target.Dependency])] 
     ("LocusStandardService", "Standard", []),
     ("LocusSignificantChangeService", "SignificantChange", []),
     ("LocusVisitsService", "Visits", []),
+    ("LocusRegionService", "Region", ["LocusRegions", "LocusStore"]),
 ]
 
 let package = Package(
@@ -31,6 +32,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
     ],
     targets: [
         .systemLibrary(
@@ -80,6 +82,7 @@ let package = Package(
             ]
         ),
         .target(name: "LocusRegions", dependencies: ["LocusCore"]),
+        .target(name: "LocusStore", dependencies: ["LocusCore", .product(name: "GRDB", package: "GRDB.swift")]),
         .executableTarget(
             name: "locus-bench",
             dependencies: ["LocusCore", "LocusBus", "LocusNMEA", "LocusRegions"],
@@ -87,6 +90,7 @@ let package = Package(
         ),
         .testTarget(name: "LocusCoreTests", dependencies: ["LocusCore"]),
         .testTarget(name: "LocusRegionsTests", dependencies: ["LocusRegions", "LocusCore"]),
+        .testTarget(name: "LocusStoreTests", dependencies: ["LocusStore", "LocusCore"]),
         .testTarget(name: "LocusFormatsTests", dependencies: ["LocusFormats", "LocusCore"], resources: [.copy("Fixtures")]),
         .testTarget(name: "LocusNMEATests", dependencies: ["LocusNMEA", "LocusCore"], resources: [.copy("Fixtures")]),
         .testTarget(name: "LocusBusTests", dependencies: ["LocusBus", "LocusCore", "CZeroMQ"]),

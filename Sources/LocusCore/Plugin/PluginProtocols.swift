@@ -91,13 +91,19 @@ public struct PluginSetup: Sendable {
     public var configDirectory: String
     public var endpoints: HubEndpoints
     public var logger: Logger
+    /// Directory where a plugin may keep state across restarts (`hub.state_directory`), or nil
+    /// when nothing may be persisted (`locus replay`, `locus check`, tests): the plugin then
+    /// keeps its state in memory only.
+    public var stateDirectory: String?
 
-    public init(id: String, kind: PluginKind, configDirectory: String, endpoints: HubEndpoints, logger: Logger) {
+    public init(id: String, kind: PluginKind, configDirectory: String, endpoints: HubEndpoints, logger: Logger,
+                stateDirectory: String? = nil) {
         self.id = id
         self.kind = kind
         self.configDirectory = configDirectory
         self.endpoints = endpoints
         self.logger = logger
+        self.stateDirectory = stateDirectory
     }
 
     /// Resolves a path from config against the config file's directory.

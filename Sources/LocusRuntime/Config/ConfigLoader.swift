@@ -104,7 +104,7 @@ public struct ConfigLoader: Sendable {
 /// The state of one `load`: collects errors as it walks the document.
 final class ConfigLoadSession {
     static let sectionNames = ["hub", "log", "sources", "services", "sinks"]
-    static let hubKeys = ["ingest", "publish", "control", "max_message_bytes", "high_water_mark", "tick_interval", "external_topics", "validate_payloads"]
+    static let hubKeys = ["ingest", "publish", "control", "max_message_bytes", "high_water_mark", "tick_interval", "external_topics", "validate_payloads", "state_directory"]
     static let logKeys = ["level"]
     static let entryKeys = ["type", "id", "enabled"]
     /// Produced by the runtime itself whatever the config says.
@@ -116,6 +116,8 @@ final class ConfigLoadSession {
     let file: String
     let directory: String
     let mode: ConfigLoader.Mode
+    /// `hub.state_directory`, handed to plugins in `.full` mode.
+    var stateDirectory = ""
     let environment: [String: String]
     let factoriesByType: [String: PluginFactory]
     private(set) var errors: [ConfigError] = []
@@ -203,6 +205,7 @@ final class ConfigLoadSession {
 
         var hub = HubSettings.defaults(environment: loader.environment)
         if let hubSection = sections["hub"] { hub = parseHub(hubSection.value, defaults: hub) }
+        stateDirectory = hub.stateDirectory
         var logLevel = Logger.Level.info
         if let logSection = sections["log"] { logLevel = parseLog(logSection.value) ?? .info }
         let endpoints = hub.connectEndpoints
@@ -291,6 +294,12 @@ final class ConfigLoadSession {
                     let r = HubSettings.tickIntervalRange
                     if x.isFinite, r.contains(x) { hub.tickInterval = x } else {
                         report(value, "'hub.tick_interval' must be between \(r.lowerBound) and \(Int(r.upperBound)) seconds, found \(value.stringValue ?? "\(x)")")
+                    }
+                }
+            case "state_directory":
+                if let text = string(value, key: "hub.state_directory", expected: "a directory path such as /var/lib/locus") {
+                    if text.isEmpty { report(value, "'hub.state_directory' must not be empty") } else {
+                        hub.stateDirectory = text.hasPrefix("/") ? text : directory + "/" + text
                     }
                 }
             case "validate_payloads":
@@ -555,7 +564,8 @@ final class ConfigLoadSession {
         let node = Node.mapping(Node.Mapping(ownSubstituted, entry.mapping.tag, entry.mapping.style, entry.mapping.mark))
         var pluginLogger = Logger(label: "locus.\(id)")
         pluginLogger.logLevel = logLevel
-        let setup = PluginSetup(id: id, kind: kind, configDirectory: directory, endpoints: endpoints, logger: pluginLogger)
+        let setup = PluginSetup(id: id, kind: kind, configDirectory: directory, endpoints: endpoints, logger: pluginLogger,
+                                stateDirectory: mode == .full ? stateDirectory : nil)
         let builder = PluginBuilder(factory: factory, node: node, setup: setup, subject: subject,
                                     entryPosition: entryPosition, file: file)
         switch builder.build() {

@@ -21,6 +21,8 @@ public struct HubSettings: Sendable, Equatable {
     /// (`bad_payload`). Off by default: it costs about four times the hub's CPU per message;
     /// in-process subscribers refuse such payloads anyway.
     public var validatePayloads = false
+    /// Where plugins keep state across restarts (the region service's database, …).
+    public var stateDirectory: String
 
     public static let defaultMaxMessageBytes = 262_144
     public static let defaultHighWaterMark = 100_000
@@ -32,7 +34,8 @@ public struct HubSettings: Sendable, Equatable {
                 maxMessageBytes: Int = HubSettings.defaultMaxMessageBytes,
                 highWaterMark: Int = HubSettings.defaultHighWaterMark,
                 tickInterval: Double = HubSettings.defaultTickInterval,
-                externalTopics: [String] = []) {
+                externalTopics: [String] = [], stateDirectory: String = RuntimePaths.stateDirectory()) {
+        self.stateDirectory = stateDirectory
         self.ingest = ingest
         self.publish = publish
         self.control = control
@@ -45,7 +48,8 @@ public struct HubSettings: Sendable, Equatable {
     /// Defaults for an environment: ipc sockets in the runtime directory.
     public static func defaults(environment: [String: String]) -> HubSettings {
         let e = RuntimePaths.defaultEndpoints(environment: environment)
-        return HubSettings(ingest: [e.ingest], publish: [e.publish], control: e.control)
+        return HubSettings(ingest: [e.ingest], publish: [e.publish], control: e.control,
+                           stateDirectory: RuntimePaths.stateDirectory(environment: environment))
     }
 
     /// What plugins (and outside programs) connect to: the first ipc or tcp endpoint of each list
@@ -67,6 +71,18 @@ public enum RuntimePaths {
         if let dir = environment["LOCUS_RUNTIME_DIR"], !dir.isEmpty { return trimmed(dir) }
         if let xdg = environment["XDG_RUNTIME_DIR"], !xdg.isEmpty { return trimmed(xdg) + "/locus" }
         return "/tmp/locus-\(getuid())"
+    }
+
+    /// `$LOCUS_STATE_DIR`, else systemd's `$STATE_DIRECTORY` (first entry), else
+    /// `$XDG_STATE_HOME/locus`, else `$HOME/.local/state/locus`, else `/var/lib/locus`.
+    public static func stateDirectory(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+        if let dir = environment["LOCUS_STATE_DIR"], !dir.isEmpty { return trimmed(dir) }
+        if let dirs = environment["STATE_DIRECTORY"], let first = dirs.split(separator: ":").first, !first.isEmpty {
+            return trimmed(String(first))
+        }
+        if let xdg = environment["XDG_STATE_HOME"], !xdg.isEmpty { return trimmed(xdg) + "/locus" }
+        if let home = environment["HOME"], !home.isEmpty { return trimmed(home) + "/.local/state/locus" }
+        return "/var/lib/locus"
     }
 
     /// `ipc://<dir>/ingest.sock`, `ipc://<dir>/publish.sock`, `ipc://<dir>/control.sock`.

@@ -1,0 +1,3 @@
+import LocusCore
+import LocusRegions
+import LocusStore

@@ -5,6 +5,7 @@ import LocusExec
 import LocusFileSink
 import LocusGpsdSource
 import LocusNMEASerialSource
+import LocusRegionService
 import LocusReplay
 import LocusSignificantChangeService
 import LocusStandardService
@@ -21,6 +22,7 @@ public enum BuiltinPlugins {
         StandardPlugin.factory,
         SignificantChangePlugin.factory,
         VisitsPlugin.factory,
+        RegionPlugin.factory,
         ExampleSpeedAlertPlugin.factory,
         ConsolePlugin.factory,
         FileSinkPlugin.factory,
@@ -35,6 +37,7 @@ public enum BuiltinPlugins {
         "Standard": "standard",
         "SignificantChange": "significant-change",
         "Visits": "visits",
+        "Region": "region",
         "ExampleSpeedAlert": "example-speed-alert",
         "Console": "console",
         "File": "file",

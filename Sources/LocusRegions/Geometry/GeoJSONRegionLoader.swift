@@ -83,7 +83,9 @@ public enum GeoJSONRegionLoader {
         default:
             throw RegionGeometryError(.unsupportedGeometry, "geometry type \(type) is not supported (use Polygon, MultiPolygon, or Point with properties.radius)")
         }
-        return RegionDefinition(id: id, shape: shape, properties: properties)
+        var result = RegionDefinition(id: id, shape: shape, properties: properties)
+        result.geometry = geometry
+        return result
     }
 
     static func array(_ value: JSONValue, _ what: String) throws -> [JSONValue] {

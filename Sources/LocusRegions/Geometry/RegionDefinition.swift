@@ -9,6 +9,8 @@ public struct RegionDefinition: Sendable, Equatable {
     public var shape: RegionShape
     /// `properties` without `id` and, for circles, without `radius` (both consumed here).
     public var properties: [String: JSONValue]
+    /// The GeoJSON geometry object the shape was read from, when it came from GeoJSON.
+    public var geometry: JSONValue?
 
     public init(id: String, shape: RegionShape, properties: [String: JSONValue] = [:]) {
         self.id = id

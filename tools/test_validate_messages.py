@@ -68,6 +68,14 @@ SIGNIFICANT = {"source": "gps0", "lat": 45.77, "lon": 14.36, "alt_msl": 550, "h_
 ARRIVAL = {"source": "gps0", "arrival": "2024-05-17T07:55:00.100Z", "lat": 45.7712345, "lon": -179.9999999,
            "h_accuracy": 17.5, "fixes": 31}
 DEPARTURE = dict(ARRIVAL, departure="2024-05-17T08:55:00.100Z", duration=3600)
+REGION_ENTER = {"region": "home", "monitor": "fences", "state": "satisfied", "previous_state": "unsatisfied",
+                "source": "gps0", "fix_time": "2024-05-17T08:00:00.100Z", "lat": 45.77, "lon": 14.36, "h_accuracy": 5,
+                "distance": 48.21, "confidence": 1, "since": "2024-05-17T07:59:40.100Z", "assumed": False,
+                "detected_after_restart": False, "properties": {"name": "Home", "floor": 2}}
+REGION_EXIT = dict(REGION_ENTER, state="unsatisfied", previous_state="satisfied", distance=-30.5, confidence=0.9999)
+REGION_DWELL = dict(REGION_ENTER, previous_state="satisfied", dwell=300)
+REGION_STATE = {"region": "home", "monitor": "fences", "state": "unknown", "previous_state": "unknown",
+                "assumed": False, "detected_after_restart": False, "properties": {}}
 
 GOOD = {
     "fix with every field": line("obs.fix.gps0", "obs.fix", FULL_FIX),
@@ -100,6 +108,13 @@ GOOD = {
                                        {"source": "gps0", "lat": 45.77, "lon": 14.36}, producer="moves"),
     "visit arrival": line("visit.arrival.visits", "visit.arrival", ARRIVAL, producer="visits"),
     "visit departure": line("visit.departure.visits", "visit.departure", DEPARTURE, producer="visits"),
+    "region enter": line("region.enter.home", "region.enter", REGION_ENTER, producer="fences"),
+    "region exit after restart": line("region.exit.home", "region.exit", dict(REGION_EXIT, detected_after_restart=True),
+                                      producer="fences"),
+    "region dwell": line("region.dwell.home", "region.dwell", REGION_DWELL, producer="fences"),
+    "region state before any fix": line("region.state.home", "region.state", REGION_STATE, producer="fences"),
+    "region state assumed with fix": line("region.state.home", "region.state",
+                                          dict(REGION_ENTER, previous_state="satisfied", assumed=True), producer="fences"),
     "big seq": line("clock.tick", "clock.tick", TICK, seq=9223372036854775807),
     "255-byte topic": line("example.speed_alert." + "a" * 235, "example.speed_alert", ALERT),
 }
@@ -143,6 +158,8 @@ RESUMED_LINE = GOOD["location resumed"]
 SIGNIFICANT_LINE = GOOD["significant location"]
 ARRIVAL_LINE = GOOD["visit arrival"]
 DEPARTURE_LINE = GOOD["visit departure"]
+REGION_ENTER_LINE = GOOD["region enter"]
+REGION_DWELL_LINE = GOOD["region dwell"]
 FIX_LINE = fix()
 
 # (name, line as text or object, fragment the reported problem must contain)
@@ -330,6 +347,18 @@ BAD = [
      "payload: unexpected key(s) 'departure'"),
     ("arrival on the departure topic", mutate(ARRIVAL_LINE, ["topic"], "visit.departure.visits"), "does not fit the type"),
     ("visit without service id", mutate(DEPARTURE_LINE, ["topic"], "visit.departure"), "does not fit the type"),
+    # region.enter / exit / dwell / state
+    *[(f"region enter without {k}", mutate(REGION_ENTER_LINE, P + [k], delete=True), f"'{k}' is a required property")
+      for k in ("region", "monitor", "state", "previous_state", "since", "assumed", "detected_after_restart", "properties")],
+    ("region enter to outside", mutate(REGION_ENTER_LINE, P + ["state"], "unsatisfied"), "payload.state"),
+    ("region state inside-ish", mutate(REGION_ENTER_LINE, P + ["previous_state"], "inside"), "payload.previous_state"),
+    ("region confidence above 1", mutate(REGION_ENTER_LINE, P + ["confidence"], 1.5), "payload.confidence"),
+    ("region lat without lon", mutate(REGION_ENTER_LINE, P + ["lon"], delete=True), "'lon' is a required property"),
+    ("region properties as a list", mutate(REGION_ENTER_LINE, P + ["properties"], []), "payload.properties"),
+    ("region dwell without dwell", mutate(REGION_DWELL_LINE, P + ["dwell"], delete=True), "'dwell' is a required property"),
+    ("region topic names another region", mutate(REGION_ENTER_LINE, ["topic"], "region.enter.work"), "region"),
+    ("region enter on the exit topic", mutate(REGION_ENTER_LINE, ["topic"], "region.exit.home"), "does not fit the type"),
+    ("region extra key", mutate(REGION_ENTER_LINE, P + ["inside"], True), "payload: unexpected key(s) 'inside'"),
 ]
 
 

@@ -48,7 +48,7 @@ enum GoldenLive {
         """
         try config.write(toFile: work + "/config.yaml", atomically: true, encoding: .utf8)
         let daemon = try ChildProcess(E2E.binary, ["run", work + "/config.yaml"], directory: work,
-                                      environment: ["LOCUS_RUNTIME_DIR": work, "LOCUS_LOG_LEVEL": "warning"])
+                                      environment: ["LOCUS_RUNTIME_DIR": work, "LOCUS_STATE_DIR": work, "LOCUS_LOG_LEVEL": "warning"])
         defer { daemon.kill9() }
         let finished = await waitUntil(timeout: timeout) {
             RecordedMessage.read(events).contains {

@@ -223,7 +223,10 @@ public struct RegionMonitor {
         }
         guard fix.time.seconds(since: r.runOrigin!) >= hysteresis.minDuration else { return nil }
         let since = r.runStart!
-        let restarted = r.runAfterRestart
+        // Confirmed by the run's first fix, which was the first after a restart: the device
+        // crossed while Locus was down. (A replay that resumes after a restart confirms runs
+        // with later fixes, as an uninterrupted run does.)
+        let restarted = r.runAfterRestart && fix.time == since
         let previous = r.state
         r.state = side
         r.since = since

@@ -1,0 +1,122 @@
+import Foundation
+import Testing
+
+/// `kill -9` at random moments of a replay through the region service, then a restart: the
+/// region events a subscriber receives over all runs must be those of one uninterrupted run —
+/// none missing, none twice.
+///
+/// The track is a real recording (`Fixtures/region-restart/input.jsonl`, see its ORIGIN.md)
+/// with circles laid along it (`regions.geojson`), so transitions come every few seconds of
+/// replay and kills land between, just after and during them. Each run replays the file from
+/// its start: the service skips what it had processed before the kill, and publishes again
+/// what it had committed but not seen delivered.
+@Suite(.serialized) struct RegionRestartTests {
+    static let caseDirectory = E2E.fixture("region-restart")
+    static let replayID = "restart-replay"
+    /// Replay speed: the recording then plays in a few seconds.
+    static let speed = 400.0
+
+    struct Trial {
+        let work = E2E.temporaryDirectory()
+        let collector: ChildProcess
+        let events: String
+
+        init() async throws {
+            events = work + "/events.jsonl"
+            try RegionRestartTests.config.write(toFile: work + "/config.yaml", atomically: true, encoding: .utf8)
+            collector = try ChildProcess(E2E.python, [E2E.script("collect.py"), "--endpoint", "ipc://\(work)/publish.sock",
+                                                      "--prefix", "region.", "--prefix", "status.\(RegionRestartTests.replayID)",
+                                                      "--max-wait", "600", "--ready-file", work + "/ready", "--out", events],
+                                         directory: work)
+            _ = await waitUntil(timeout: 10) { FileManager.default.fileExists(atPath: work + "/ready") }
+        }
+
+        func start() throws -> ChildProcess {
+            try ChildProcess(E2E.binary, ["run", work + "/config.yaml"], directory: work,
+                             environment: ["LOCUS_RUNTIME_DIR": work, "LOCUS_STATE_DIR": work, "LOCUS_LOG_LEVEL": "warning"])
+        }
+
+        var finishedRuns: Int {
+            RecordedMessage.read(events).filter { $0.topic == "status.\(RegionRestartTests.replayID)" && $0.payload["state"] as? String == "stopped" }.count
+        }
+
+        /// Runs the daemon until its replay has finished, then stops it.
+        func runToCompletion() async throws {
+            let before = finishedRuns
+            let daemon = try start()
+            let done = await waitUntil(timeout: 120) { finishedRuns > before || !daemon.process.isRunning }
+            #expect(done, "replay did not finish: \(daemon.stderr)")
+            try await Task.sleep(nanoseconds: 700_000_000)
+            let stop = await daemon.terminate(timeout: 10)
+            #expect(stop.status == 0, "locus run: \(daemon.stderr)")
+        }
+
+        /// Region transitions received, as comparable keys.
+        func transitions() async -> [String] {
+            _ = await collector.terminate(timeout: 5)
+            return RecordedMessage.read(events).filter { ["region.enter", "region.exit", "region.dwell"].contains($0.type) }.map { m in
+                let p = m.payload
+                return "\(m.type) \(p["region"] ?? "") \(p["state"] ?? "") since=\(p["since"] ?? "") fix=\(p["fix_time"] ?? "-")"
+            }
+        }
+
+        func cleanUp() { try? FileManager.default.removeItem(atPath: work) }
+    }
+
+    static var config: String {
+        """
+        services:
+          - type: region
+            id: fences
+            file: \(caseDirectory)/regions.geojson
+        sources:
+          - type: replay
+            id: \(replayID)
+            file: \(caseDirectory)/input.jsonl
+            speed: \(speed)
+            start_delay: 0.5
+            tick_interval: 1
+
+        """
+    }
+
+    /// Seconds of wall time the replay takes.
+    static var replaySeconds: Double { (GoldenLive.span(of: caseDirectory + "/input.jsonl") ?? 0) / speed }
+
+    @Test func killNineAtRandomMomentsLosesAndDuplicatesNothing() async throws {
+        #expect(Self.replaySeconds > 2, "the recording is too short to kill during its replay")
+        let reference = try await Trial()
+        try await reference.runToCompletion()
+        let expected = await reference.transitions()
+        reference.cleanUp()
+        #expect(expected.count >= 20, "too few transitions to test restarts with: \(expected.count)")
+
+        var generator = SystemRandomNumberGenerator()
+        var afterRestart = 0
+        for trialNumber in 0..<20 {
+            let trial = try await Trial()
+            // One or two kills, each at a random moment of the replay.
+            let kills = Int.random(in: 1...2, using: &generator)
+            var killTimes: [Double] = []
+            for _ in 0..<kills {
+                let daemon = try trial.start()
+                let at = 0.5 + Double.random(in: 0.05...(Self.replaySeconds * 0.95), using: &generator)
+                killTimes.append(at)
+                try await Task.sleep(nanoseconds: UInt64(at * 1e9))
+                daemon.kill9()
+                _ = await daemon.wait(timeout: 5)
+            }
+            try await trial.runToCompletion()
+            let received = await trial.transitions()
+            afterRestart += RecordedMessage.read(trial.events).filter { $0.payload["detected_after_restart"] as? Bool == true }.count
+            let duplicates = Dictionary(grouping: received, by: { $0 }).filter { $0.value.count > 1 }.keys.sorted()
+            let missing = expected.filter { !received.contains($0) }
+            let extra = received.filter { !expected.contains($0) }
+            #expect(duplicates.isEmpty && missing.isEmpty && extra.isEmpty && received == expected,
+                    "trial \(trialNumber), kills at \(killTimes) s: duplicates \(duplicates), missing \(missing), unexpected \(extra)")
+            trial.cleanUp()
+        }
+        // A replay continues where it stopped: nothing happened "while Locus was down".
+        #expect(afterRestart == 0)
+    }
+}

@@ -72,6 +72,7 @@ final class PendingServiceCommand: @unchecked Sendable {
         }
     }
 
+    @discardableResult
     private func settle(_ result: Result<JSONValue, ControlCommandError>, onlyIfQueued: Bool) -> Bool {
         let (settled, waiter): (Bool, CheckedContinuation<Result<JSONValue, ControlCommandError>, Never>?) = lock.withLock {
             switch state {

@@ -119,6 +119,10 @@ struct ServiceCommandDaemonTests {
     @Test func helpListsServiceCommandsWithTheirSummaries() async throws {
         let bench = CommandTestBench()
         let d = try await RunningDaemon.start("""
+            sources:
+              - type: test-feeder
+                id: feed
+                bench: \(bench.id)
             services:
               - type: test-counter
                 id: left

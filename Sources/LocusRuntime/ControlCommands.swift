@@ -8,7 +8,8 @@ public struct ControlCommandError: Error, CustomStringConvertible, Sendable {
 }
 
 /// Routes control requests (`{"command": "…", "args": {…}}`) to handlers. The runtime registers
-/// `status`, `plugins` and `help`; plugins register their own commands (later: `region.add`, …).
+/// `status`, `plugins` and `help`, and every command a configured `CommandableService` answers
+/// (`region.add`, …; see `ServiceCommandRouter`).
 public final class ControlCommands: @unchecked Sendable {
     public typealias Handler = @Sendable (JSONValue) async throws -> JSONValue
     private let lock = NSLock()
@@ -25,6 +26,11 @@ public final class ControlCommands: @unchecked Sendable {
         lock.lock()
         handlers[name] = (summary, handler)
         lock.unlock()
+    }
+
+    /// The names registered so far, sorted.
+    public var names: [String] {
+        lock.withLock { handlers.keys.sorted() }
     }
 
     /// Handles one request body and returns the reply body; never throws (errors become `{"ok":false}` replies).

@@ -17,11 +17,30 @@ public final class Daemon: @unchecked Sendable {
     public let registry: PayloadRegistry
     let logger: Logger
     public let commands = ControlCommands()
+    /// Seconds a control request waits for a service to take its command (it may be behind on
+    /// its messages) before the error reply. Below the control socket's own 10 s limit, so the
+    /// requester hears which service was slow.
+    public let serviceCommandTimeout: Double
+    private let groupLock = NSLock()
+    private var group: ServiceGroup?
+    private var shutdownRequested = false
 
-    public init(configuration: LocusConfiguration, registry: PayloadRegistry, logger: Logger) {
+    public init(configuration: LocusConfiguration, registry: PayloadRegistry, logger: Logger,
+                serviceCommandTimeout: Double = 5) {
         self.configuration = configuration
         self.registry = registry
         self.logger = logger
+        self.serviceCommandTimeout = serviceCommandTimeout
+    }
+
+    /// Shuts the daemon down gracefully, as SIGTERM would (for embedding and tests). Before `run`
+    /// has started its group, `run` shuts down as soon as it has.
+    public func shutdown() async {
+        let group: ServiceGroup? = groupLock.withLock {
+            shutdownRequested = true
+            return self.group
+        }
+        await group?.triggerGracefulShutdown()
     }
 
     /// Runs until SIGTERM/SIGINT (or until `shutdownSignals` is empty and every service returns).
@@ -62,6 +81,7 @@ public final class Daemon: @unchecked Sendable {
         for plugin in configuration.plugins where plugin.kind == .source {
             runners.append(try PluginRunner(plugin: plugin, bus: bus, status: status))
         }
+        registerServiceCommands(runners)
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
             .init(service: ClosingService { control.stop(); statusOutlet.close(); hub.stop() },
                   successTerminationBehavior: .ignore, failureTerminationBehavior: .gracefullyShutdownGroup,
@@ -95,8 +115,31 @@ public final class Daemon: @unchecked Sendable {
         groupConfig.maximumGracefulShutdownDuration = .seconds(1.5)
         groupConfig.maximumCancellationDuration = .milliseconds(400)
         let group = ServiceGroup(configuration: groupConfig)
+        let stopAtOnce = groupLock.withLock {
+            self.group = group
+            return shutdownRequested
+        }
+        if stopAtOnce { await group.triggerGracefulShutdown() }
         try await group.run()
         logger.info("locus stopped")
+    }
+
+    /// Registers every command a configured `CommandableService` answers, routed to its runner.
+    func registerServiceCommands(_ runners: [PluginRunner]) {
+        let timeout = serviceCommandTimeout
+        let answerers = runners.filter { !$0.commands.isEmpty }.map { runner in
+            ServiceCommandRouter.Answerer(id: runner.plugin.id, commands: runner.commands) { command, arguments in
+                try await runner.perform(command: command, arguments: arguments, timeout: timeout)
+            }
+        }
+        let router = ServiceCommandRouter(answerers, reserved: Set(commands.names),
+                                          pluginIDs: Set(configuration.plugins.map(\.id)))
+        for (service, command) in router.shadowed {
+            logger.warning("a service command has the name of a runtime command and is not routed", metadata: [
+                "plugin": "\(service)", "command": "\(command)",
+            ])
+        }
+        router.register(in: commands)
     }
 
     func registerCommands(hub: Hub, status: StatusBoard) {

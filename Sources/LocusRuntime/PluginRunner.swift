@@ -9,6 +9,8 @@ import ServiceLifecycle
 ///   then `restarting` after a backoff delay, then a fresh instance).
 /// - A service receives its subscriptions one message at a time; what it emits is published in
 ///   order. If it throws, the instance is discarded and a fresh one started after the delay.
+///   A `CommandableService` also receives control commands on the same task, between two
+///   messages (see `perform(command:arguments:timeout:)`).
 /// - A sink consumes its subscription stream; the same restart rules apply.
 ///
 /// On graceful shutdown sources are cancelled; services and sinks drain what their sockets
@@ -21,12 +23,16 @@ public final class PluginRunner: Service, @unchecked Sendable {
     let logger: Logger
     /// The first feed is made before the group starts, so no early message is missed.
     private var preparedFeed: (any BusFeed)?
-    private let publisher: EventPublisher
+    let publisher: EventPublisher
     private let outlet: any ClosableOutlet
     private let lock = NSLock()
     private var currentFeed: (any BusFeed)?
     private var shuttingDown = false
     private var restarts = 0
+    /// Where control commands enter, if the plugin is a `CommandableService`.
+    let commandInbox: ServiceCommandInbox?
+    /// The commands the first instance answers (read once: `CommandableService.commands`).
+    public let commands: [ServiceCommand]
 
     public init(plugin: ConfiguredPlugin, bus: any BusAttachment, status: StatusBoard) throws {
         self.plugin = plugin
@@ -35,6 +41,13 @@ public final class PluginRunner: Service, @unchecked Sendable {
         self.logger = plugin.setup.logger
         self.outlet = try bus.makeOutlet(for: plugin.id)
         self.publisher = EventPublisher(producer: plugin.id, outlet: outlet)
+        if case .service(let s) = plugin.instance, let commandable = s as? any CommandableService {
+            commands = commandable.commands
+            commandInbox = ServiceCommandInbox(refusing: Self.startingReason(plugin.id))
+        } else {
+            commands = []
+            commandInbox = nil
+        }
         switch plugin.instance {
         case .service(let s): preparedFeed = try bus.subscribe(s.subscriptions, for: plugin.id)
         case .sink(let s): preparedFeed = try bus.subscribe(s.subscriptions, for: plugin.id)
@@ -68,6 +81,7 @@ public final class PluginRunner: Service, @unchecked Sendable {
             shuttingDown = true
             return (currentFeed, sourceTask)
         }
+        commandInbox?.refuse(Self.stoppingReason(plugin.id))
         feed?.stop(drain: true)
         task?.cancel()
     }
@@ -82,13 +96,17 @@ public final class PluginRunner: Service, @unchecked Sendable {
             let started = ContinuousClock.now
             do {
                 try await runOnce(instance)
-                if !isShuttingDown && !Task.isCancelled { report(.stopped, reason: "finished") }
+                if !isShuttingDown && !Task.isCancelled {
+                    report(.stopped, reason: "finished")
+                    commandInbox?.refuse(Self.stoppedReason(plugin.id))
+                }
                 break
             } catch {
                 if isShuttingDown || Task.isCancelled { break }
                 let ran = started.duration(to: .now)
                 let seconds = Double(ran.components.seconds) + Double(ran.components.attoseconds) / 1e18
                 report(.failed, reason: "\(error)")
+                commandInbox?.refuse(Self.restartingReason(plugin.id))
                 let delay = backoff.delay(afterRunning: seconds)
                 restarts += 1
                 report(.restarting, retryIn: delay)
@@ -98,11 +116,15 @@ public final class PluginRunner: Service, @unchecked Sendable {
                     instance = try plugin.rebuild()
                 } catch {
                     report(.failed, reason: "cannot rebuild: \(error)")
+                    commandInbox?.refuse(Self.failedReason(plugin.id, "cannot rebuild: \(error)"))
                     break
                 }
             }
         }
-        if isShuttingDown || Task.isCancelled { report(.stopped, reason: "shutdown") }
+        if isShuttingDown || Task.isCancelled {
+            report(.stopped, reason: "shutdown")
+            commandInbox?.refuse(Self.stoppingReason(plugin.id))
+        }
     }
 
     func runOnce(_ instance: PluginInstance) async throws {
@@ -124,6 +146,10 @@ public final class PluginRunner: Service, @unchecked Sendable {
         case .service(var service):
             let feed = try takeFeed(service.subscriptions)
             report(.running)
+            if let inbox = commandInbox, var commandable = service as? any CommandableService {
+                try await runCommandable(&commandable, feed: feed, inbox: inbox)
+                return
+            }
             for await message in feed.messages {
                 var output = ServiceOutput()
                 try service.receive(message, output: &output)

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import LocusBus
 import LocusCore
+import LocusRuntime
 
 struct CtlCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -9,17 +10,26 @@ struct CtlCommand: AsyncParsableCommand {
         abstract: "Send a command to a running `locus run` over its control socket.",
         discussion: """
         Commands: status (hub counters, plugin states), plugins (configured plugins), help (what \
-        the daemon answers; plugins add their own). Arguments are key=value pairs; values that \
-        parse as JSON (numbers, true, [..]) are sent as such, others as strings.
+        the daemon answers, with the commands services add, such as region.add).
+        Leading words join into a dotted command name: `locus ctl region add …` sends region.add \
+        (`locus ctl region.add …` is the same). Arguments are key=value pairs; values that parse \
+        as JSON (numbers, true, [..], {..}) are sent as such, others as strings (quote for the \
+        shell to send a number as a string: 'id="42"'). key=@FILE sends the file's contents, as \
+        JSON if they parse as JSON, else as a string; key=@@text sends the string @text. When \
+        several services answer a command, name one with service=<id>.
         Examples: locus ctl status    locus ctl help
-        Exit 0 if the daemon answered ok, 1 if it answered with an error or did not answer.
+          locus ctl region add id=home lat=52.5 lon=13.4 radius=150
+          locus ctl region add id=park geometry=@park.geojson service=fences
+          locus ctl region list    locus ctl region remove id=home
+        Exit 0 if the daemon answered ok, 1 if it answered with an error or did not answer, \
+        2 for a command line that makes no request.
         """
     )
 
-    @Argument(help: "Command name, e.g. status.")
+    @Argument(help: "Command: words joined with dots (status, region add), then key=value arguments.")
     var command: String
 
-    @Argument(help: "Arguments as key=value.")
+    @Argument(help: "More command words, then arguments as key=value (key=@file reads a file).")
     var arguments: [String] = []
 
     @Option(name: .shortAndLong, help: "Control endpoint (default: hub.control of ./config.yaml, else the runtime directory's control.sock).")
@@ -28,21 +38,20 @@ struct CtlCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Config file to read the default endpoint from.")
     var config: String?
 
+    /// Longer than the daemon's wait for a busy service (5 s), so its error reply gets here.
     @Option(name: .long, help: "Seconds to wait for the reply.")
-    var timeout: Double = 3
+    var timeout: Double = 8
 
     @Flag(name: .long, help: "Print the raw JSON reply.")
     var json = false
 
     func run() async throws {
-        var args: [String: JSONValue] = [:]
-        for a in arguments {
-            guard let eq = a.firstIndex(of: "=") else { throw ValidationError("argument '\(a)' is not key=value") }
-            let key = String(a[..<eq])
-            let raw = String(a[a.index(after: eq)...])
-            args[key] = (try? JSONValue.decode(Array(raw.utf8))) ?? .string(raw)
+        let request: [UInt8]
+        do {
+            request = try ControlRequest(words: [command] + arguments).encoded
+        } catch {
+            throw ValidationError("\(error)")
         }
-        let request = JSONValue.object(["command": .string(command), "args": .object(args)]).encoded()
         let target = endpoint ?? ConfigSupport.defaultEndpoints(configPath: config).control
         let reply: [UInt8]
         do {

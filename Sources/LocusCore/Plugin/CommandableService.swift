@@ -21,16 +21,34 @@ public struct ServiceCommandError: Error, Sendable, CustomStringConvertible, Equ
 /// `CLMonitor.add(_:identifier:)` changes what a monitor watches while it runs.
 ///
 /// The runtime delivers commands on the service's own task, between two bus messages, so a
-/// command never races `receive(_:output:)`. Events emitted while handling a command are
-/// published like `receive`'s, stamped with whatever event time the service chooses (normally
-/// the time of the last message it received). A command that throws must change nothing.
+/// command never races `receive(_:output:)`: messages and commands are merged into one stream
+/// in arrival order, commands keep the order they were sent in, and events emitted while
+/// handling a command are published right after the events of the messages received before it.
+/// Events are stamped with whatever event time the service chooses (normally the time of the
+/// last message it received; a service must not read the wall clock here either).
+///
+/// Errors: throw `ServiceCommandError` to refuse a request (a missing or unknown argument, an
+/// id that does not exist); its text is the reply's `error`. Whatever `handle` throws, the
+/// runtime discards the events it emitted, replies with an error and keeps the instance
+/// running — only `receive` throwing restarts a service — so a command that throws must have
+/// changed nothing. Any other error is also logged as an error, as a bug.
+///
+/// While the service is starting, restarting after a failure, or stopping, the runtime answers
+/// commands itself with an error ("service 'fences' is restarting; try again"); after a restart
+/// they go to the fresh instance, whose state is whatever its factory rebuilt (persist what must
+/// survive under `PluginSetup.stateDirectory`). A command the service has not reached within the
+/// daemon's timeout (5 s: it is behind on its messages) is answered with an error and never run.
 ///
 /// When several services answer one command name, the request names the instance with an
 /// `"service": "<id>"` argument; with only one it may be left out.
 public protocol CommandableService: ServicePlugin {
-    /// Commands this instance answers. Read once, when the runtime registers them.
+    /// Commands this instance answers. Read once, from the first instance, when the runtime
+    /// registers them: every instance the factory builds from one config must answer the same.
     var commands: [ServiceCommand] { get }
-    /// Handles `command` (one of `commands`) with its arguments (a JSON object, without `service`)
-    /// and returns the reply's `result`.
+    /// Handles `command` (one of `commands`) with its arguments (a JSON object, without `service`;
+    /// values as `locus ctl` sent them: numbers, strings, nested JSON) and returns the reply's
+    /// `result`. Called on the service's task, never concurrently with `receive`, so keep it short:
+    /// bus messages wait meanwhile (saving to the state directory is fine; no network, no waiting
+    /// on other tasks). Emit events through `output`.
     mutating func handle(command: String, arguments: JSONValue, output: inout ServiceOutput) throws -> JSONValue
 }

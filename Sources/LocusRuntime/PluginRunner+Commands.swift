@@ -1,0 +1,140 @@
+import Foundation
+import LocusCore
+
+/// Control commands for a `CommandableService`: one input stream per instance that merges the
+/// bus feed and the commands, read by the service's own task.
+///
+/// A small task moves each bus message from the feed into the stream (taking a `MessageCredit`);
+/// `perform` puts each command into the same stream through the `ServiceCommandInbox`. The
+/// service's task reads the stream in order, so a command runs between two `receive` calls,
+/// never concurrently with one; its events are published right there, after the events of every
+/// message that entered the stream before it. Ordinary services keep the plain feed loop in
+/// `runOnce` with no extra task.
+extension PluginRunner {
+    /// Messages the feed may have moved into a commandable service's stream ahead of the service.
+    static let commandableMessageCredit = 64
+
+    /// Runs `command` on the running instance, between two bus messages, and returns its result.
+    ///
+    /// Commands are run in the order `perform` is called. The reply is an error, and the service
+    /// has changed nothing, when: the service refused the command (`ServiceCommandError`); no
+    /// instance is running (starting, restarting after a failure, shutting down); or the service
+    /// did not take the command within `timeout` seconds (it is behind on its messages). A
+    /// command the service has begun is always answered with what the service replied.
+    /// - Throws: `ControlCommandError`, whose text goes back to `locus ctl`.
+    public func perform(command: String, arguments: JSONValue, timeout: Double) async throws -> JSONValue {
+        guard let inbox = commandInbox else {
+            throw ControlCommandError("service '\(plugin.id)' answers no commands")
+        }
+        let pending = PendingServiceCommand(name: command, arguments: arguments)
+        try inbox.submit(pending)
+        let id = plugin.id
+        let timer = Task {
+            do { try await Task.sleep(nanoseconds: UInt64(max(0, timeout) * 1e9)) } catch { return }
+            pending.refuse(ControlCommandError(
+                "service '\(id)' did not get to '\(command)' within \(Self.format(seconds: timeout)) s "
+                    + "(it is behind on its messages); nothing was changed, try again"))
+        }
+        defer { timer.cancel() }
+        let result = await withTaskCancellationHandler {
+            await pending.reply()
+        } onCancel: {
+            pending.refuse(ControlCommandError("the request for '\(command)' was cancelled; nothing was changed"))
+        }
+        return try result.get()
+    }
+
+    /// Runs one instance of a commandable service until its feed ends (shutdown), it throws
+    /// from `receive` (rethrown: the supervisor restarts it) or the task is cancelled. Commands
+    /// still waiting when it ends are refused with the reason (restarting, stopping).
+    func runCommandable(_ service: inout any CommandableService, feed: any BusFeed,
+                        inbox: ServiceCommandInbox) async throws {
+        let (inputs, stream) = AsyncStream.makeStream(of: ServiceInput.self)
+        let credit = MessageCredit(limit: Self.commandableMessageCredit)
+        inbox.accept(into: stream)
+        // beginShutdown may have refused just before `accept`: refuse again so it sticks.
+        if isShuttingDown || Task.isCancelled { inbox.refuse(Self.stoppingReason(plugin.id)) }
+        var failure: (any Error)?
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { [self] in
+                for await message in feed.messages {
+                    await credit.acquire()
+                    stream.yield(.message(message))
+                }
+                // Cancelled: the service's task ended the stream and chose the reason itself.
+                guard !Task.isCancelled else { return }
+                // The feed ended (a drain at shutdown): refuse new commands; those already in
+                // the stream are still answered, after the messages before them.
+                inbox.refuse(isShuttingDown ? Self.stoppingReason(plugin.id) : Self.stoppedReason(plugin.id))
+                stream.finish()
+            }
+            do {
+                for await input in inputs {
+                    switch input {
+                    case .message(let message):
+                        credit.release()
+                        var output = ServiceOutput()
+                        try service.receive(message, output: &output)
+                        publish(output)
+                    case .command(let command):
+                        run(command, on: &service)
+                    }
+                }
+            } catch {
+                failure = error
+            }
+            let stopping = isShuttingDown || Task.isCancelled
+            inbox.refuse(stopping ? Self.stoppingReason(plugin.id)
+                         : failure != nil ? Self.restartingReason(plugin.id) : Self.stoppedReason(plugin.id))
+            stream.finish()
+            credit.open()
+            // After a failure the feed is still live: stop moving its messages.
+            group.cancelAll()
+            // What is left in the stream will not be read: answer its commands now.
+            inbox.refuseOutstanding()
+        }
+        if let failure { throw failure }
+    }
+
+    /// Runs one command on the service's task. Its events are published only if it succeeds:
+    /// a command that throws must have changed nothing.
+    ///
+    /// Any error from `handle` becomes the reply and the instance keeps running. Only
+    /// `receive` throwing restarts a service: a refused request (`ServiceCommandError`) is the
+    /// normal way to say no, and an unexpected error is logged as an error but does not
+    /// discard the state every other request built up. The protocol requires `handle` to
+    /// change nothing when it throws, whatever it throws.
+    func run(_ command: PendingServiceCommand, on service: inout any CommandableService) {
+        guard command.begin() else { return }  // timed out or refused while it waited
+        var output = ServiceOutput()
+        do {
+            let result = try service.handle(command: command.name, arguments: command.arguments, output: &output)
+            publish(output)
+            command.answer(.success(result))
+        } catch let refusal as ServiceCommandError {
+            command.answer(.failure(ControlCommandError(refusal.description)))
+        } catch {
+            logger.error("service command failed with an unexpected error; the instance keeps running", metadata: [
+                "plugin": "\(plugin.id)", "command": "\(command.name)", "error": "\(error)",
+            ])
+            command.answer(.failure(ControlCommandError("service '\(plugin.id)' failed on '\(command.name)': \(error)")))
+        }
+    }
+
+    func publish(_ output: ServiceOutput) {
+        for e in output.events { publisher.publish(e.payload, topic: e.topic, time: e.time) }
+    }
+
+    static func startingReason(_ id: String) -> String { "service '\(id)' is starting; try again" }
+    static func restartingReason(_ id: String) -> String { "service '\(id)' is restarting; try again" }
+    static func stoppingReason(_ id: String) -> String { "service '\(id)' is stopping: the daemon is shutting down" }
+    static func stoppedReason(_ id: String) -> String { "service '\(id)' has stopped" }
+    static func failedReason(_ id: String, _ reason: String) -> String {
+        "service '\(id)' failed and was not restarted (\(reason)); see `locus ctl status` and the log"
+    }
+
+    /// `5` for whole seconds, `0.5` otherwise.
+    static func format(seconds: Double) -> String {
+        seconds == seconds.rounded() && abs(seconds) < 1e9 ? String(Int(seconds)) : String(seconds)
+    }
+}

@@ -576,6 +576,7 @@ class RegionState:
         self.state = None  # None (unknown), "inside", "outside"
         self.last_usable = None  # time of the last usable fix
         self.run_t0 = None  # t0 of the current run of other-side deciding fixes
+        self.run_start = None  # time of the run's first fix
         self.enter_time = None
         self.dwell_done = False
 
@@ -592,25 +593,25 @@ def decide(service, region, fix):
 
 
 def run_rules(service, fixes, times, tick_interval=1.0, verbose=None):
-    """([(t, region, kind, published)] in delivery order, {region id: (t, side) of the initial
-    state, or None when no fix ever decided})."""
+    """([(t, region, kind, published, why)] in delivery order, {region id: (t, side) of the
+    initial state, or None when no fix ever decided}). `why` says what decided the event."""
     states = {r.id: RegionState() for r in service.regions}
     initial = {r.id: None for r in service.regions}
     events = []
 
-    def emit(t, region, kind):
+    def emit(t, region, kind, why):
         published = {"enter": region.notify_on_entry, "exit": region.notify_on_exit}.get(kind, True)
-        events.append((t, region, kind, published))
+        events.append((t, region, kind, published, why))
 
-    def check_dwell(t, region, s):
+    def check_dwell(t, region, s, source):
         if region.dwell is not None and s.state == "inside" and not s.dwell_done and t >= s.enter_time + region.dwell:
             s.dwell_done = True
-            emit(t, region, "dwell")
+            emit(t, region, "dwell", f"{source}; entered {format_time(s.enter_time)} + dwell {region.dwell:g} s")
 
     for kind, item in timeline(fixes, times, tick_interval):
         if kind == "tick":
             for region in service.regions:
-                check_dwell(item, region, states[region.id])
+                check_dwell(item, region, states[region.id], "clock tick")
             continue
         t, _, _, accuracy = item
         if accuracy is not None and accuracy > service.max_accuracy:
@@ -626,21 +627,23 @@ def run_rules(service, fixes, times, tick_interval=1.0, verbose=None):
                     initial[region.id] = (t, side)
                     if side == "inside":
                         s.enter_time, s.dwell_done = t, False
-                        emit(t, region, "enter")
+                        emit(t, region, "enter", f"first deciding fix, {-d:.1f} m inside")
             elif side is not None and side != s.state:
                 if s.run_t0 is None:
-                    s.run_t0 = s.last_usable
+                    s.run_t0, s.run_start = s.last_usable, t
                 if t - s.run_t0 >= service.min_duration:
+                    why = (f"fix {abs(d):.1f} m {side}; run since {format_time(s.run_start)[11:19]},"
+                           f" t0 {format_time(s.run_t0)[11:19]}, t - t0 = {t - s.run_t0:g} s")
                     s.state, s.run_t0 = side, None
                     if side == "inside":
                         s.enter_time, s.dwell_done = t, False
-                        emit(t, region, "enter")
+                        emit(t, region, "enter", why)
                     else:
-                        emit(t, region, "exit")
+                        emit(t, region, "exit", why)
             elif side is not None:
                 s.run_t0 = None
             s.last_usable = t
-            check_dwell(t, region, s)
+            check_dwell(t, region, s, "fix")
     return events, initial
 
 
@@ -674,6 +677,7 @@ def main(argv=None):
     parser.add_argument("--service", help="only this region service (by id)")
     parser.add_argument("--tick-interval", type=float, default=1.0, help="seconds between replay's clock ticks (default 1, as locus replay; 0: no ticks)")
     parser.add_argument("--naive", action="store_true", help="also count a naive per-fix inside/outside test's transitions")
+    parser.add_argument("--explain", action="store_true", help="say after each event what decided it")
     parser.add_argument("--verbose", action="store_true", help="every fix's signed distance and decision, on stderr")
     args = parser.parse_args(argv)
 
@@ -682,11 +686,13 @@ def main(argv=None):
     verbose = (lambda s: print(s, file=sys.stderr)) if args.verbose else None
     for service in load_services(args.config, args.service):
         events, initial = run_rules(service, fixes, times, args.tick_interval, verbose)
-        for t, region, kind, published in events:
+        for t, region, kind, published, why in events:
             line = f"{format_time(t)}  {service.id}  {region.id}  {kind}"
             if not published:
                 option = "notify_on_entry" if kind == "enter" else "notify_on_exit"
                 line = f"# {line} (not published: {option} false)"
+            if args.explain:
+                line = f"{line:<64} # {why}"
             print(line)
         if args.naive:
             naive = run_naive(service, fixes)

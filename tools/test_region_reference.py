@@ -46,7 +46,7 @@ def fixes_at(distances, step=10.0, accuracy=None):
 def events(svc, fixes, ticks=False):
     times = [f[0] for f in fixes]
     evs, _ = rr.run_rules(svc, fixes, times, 1.0 if ticks else 0)
-    return [(t - T0, region.id, kind, published) for t, region, kind, published in evs]
+    return [(t - T0, region.id, kind, published) for t, region, kind, published, _ in evs]
 
 
 class YAMLSubsetTests(unittest.TestCase):

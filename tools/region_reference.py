@@ -518,50 +518,45 @@ def format_time(t):
     return datetime.fromtimestamp(ms // 1000, tz=timezone.utc).strftime("%Y-%m-%dT%H:%M:%S") + f".{ms % 1000:03d}Z"
 
 
-def read_fixes(path):
-    """[(t seconds, lat, lon, accuracy or None)] of the recording's obs.fix.* messages with a position."""
-    fixes = []
+def read_recording(path):
+    """Every message of a Locus recording in file order, as (t seconds, fix or None): a fix is
+    (t, lat, lon, accuracy or None) for an obs.fix.* message with a position; other messages
+    (obs.sky.*, fixes without a position) are None but still schedule clock ticks."""
+    out = []
     with open(path, encoding="utf-8") as f:
         for line in f:
             if not line.strip():
                 continue
             message = json.loads(line)
             topic, envelope = message["topic"], message["envelope"]
-            if not topic.startswith("obs.fix."):
-                continue
-            payload = envelope["payload"]
-            if payload.get("lat") is None or payload.get("lon") is None:
-                continue
-            fixes.append((parse_time(envelope["time"]), payload["lat"], payload["lon"], payload.get("h_accuracy")))
-    return fixes
+            t, payload = parse_time(envelope["time"]), envelope["payload"]
+            fix = None
+            if topic.startswith("obs.fix.") and payload.get("lat") is not None and payload.get("lon") is not None:
+                fix = (t, payload["lat"], payload["lon"], payload.get("h_accuracy"))
+            out.append((t, fix))
+    return out
 
 
-def message_times(path):
-    """Times of every message (ticks are scheduled from all of them, not only fixes)."""
-    with open(path, encoding="utf-8") as f:
-        return [parse_time(json.loads(l)["envelope"]["time"]) for l in f if l.strip()]
-
-
-def timeline(fixes, times, tick_interval):
-    """Fixes and replay's ticks in delivery order: ('tick', T) or ('fix', fix). No ticks when
-    `tick_interval` is 0 (a live service without a clock)."""
+def timeline(recording, tick_interval):
+    """Fixes and replay's ticks in delivery order, ('tick', T) or ('fix', fix), the way
+    LocusCore's TickScheduler interleaves them: messages in file order (even where time steps
+    back), before each message every tick earlier than it, one closing tick at the end. No
+    ticks when `tick_interval` is 0 (a live service without a clock)."""
     if not tick_interval:
-        return [("fix", fx) for fx in sorted(fixes, key=lambda fx: fx[0])]
+        return [("fix", fx) for _, fx in recording if fx is not None]
     items = []
     step = int(round(tick_interval * 1000))
-    fix_at = {}
-    for fx in fixes:
-        fix_at.setdefault(int(round(fx[0] * 1000)), []).append(fx)
     next_tick, last = None, None
-    for t in sorted(set(int(round(x * 1000)) for x in times)):
+    for t_seconds, fx in recording:
+        t = int(round(t_seconds * 1000))
         if next_tick is None:
             next_tick = -(-t // step) * step
+        last = t if last is None else max(last, t)
         while next_tick < t:
             items.append(("tick", next_tick / 1000))
             next_tick += step
-        for fx in fix_at.get(t, []):
+        if fx is not None:
             items.append(("fix", fx))
-        last = t
     if last is not None and next_tick <= last + step:
         items.append(("tick", next_tick / 1000))
     return items
@@ -592,7 +587,7 @@ def decide(service, region, fix):
     return None, d
 
 
-def run_rules(service, fixes, times, tick_interval=1.0, verbose=None):
+def run_rules(service, recording, tick_interval=1.0, verbose=None):
     """([(t, region, kind, published, why)] in delivery order, {region id: (t, side) of the
     initial state, or None when no fix ever decided}). `why` says what decided the event."""
     states = {r.id: RegionState() for r in service.regions}
@@ -608,7 +603,7 @@ def run_rules(service, fixes, times, tick_interval=1.0, verbose=None):
             s.dwell_done = True
             emit(t, region, "dwell", f"{source}; entered {format_time(s.enter_time)} + dwell {region.dwell:g} s")
 
-    for kind, item in timeline(fixes, times, tick_interval):
+    for kind, item in timeline(recording, tick_interval):
         if kind == "tick":
             for region in service.regions:
                 check_dwell(item, region, states[region.id], "clock tick")
@@ -681,11 +676,11 @@ def main(argv=None):
     parser.add_argument("--verbose", action="store_true", help="every fix's signed distance and decision, on stderr")
     args = parser.parse_args(argv)
 
-    fixes = read_fixes(args.input)
-    times = message_times(args.input)
+    recording = read_recording(args.input)
+    fixes = [fx for _, fx in recording if fx is not None]
     verbose = (lambda s: print(s, file=sys.stderr)) if args.verbose else None
     for service in load_services(args.config, args.service):
-        events, initial = run_rules(service, fixes, times, args.tick_interval, verbose)
+        events, initial = run_rules(service, recording, args.tick_interval, verbose)
         for t, region, kind, published, why in events:
             line = f"{format_time(t)}  {service.id}  {region.id}  {kind}"
             if not published:

@@ -44,8 +44,7 @@ def fixes_at(distances, step=10.0, accuracy=None):
 
 
 def events(svc, fixes, ticks=False):
-    times = [f[0] for f in fixes]
-    evs, _ = rr.run_rules(svc, fixes, times, 1.0 if ticks else 0)
+    evs, _ = rr.run_rules(svc, [(f[0], f) for f in fixes], 1.0 if ticks else 0)
     return [(t - T0, region.id, kind, published) for t, region, kind, published, _ in evs]
 
 
@@ -207,9 +206,16 @@ class TimelineTests(unittest.TestCase):
         # Messages at 0.5, 2 and 4: a tick goes out before the first message later than it, so
         # the tick at 2 follows the message at 2; the tick at 4 is the closing tick.
         fixes = [(0.5, 0, 0, None), (2.0, 0, 0, None), (4.0, 0, 0, None)]
-        items = rr.timeline(fixes, [f[0] for f in fixes], 1.0)
+        items = rr.timeline([(f[0], f) for f in fixes], 1.0)
         kinds = [(k, v if k == "tick" else v[0]) for k, v in items]
         self.assertEqual(kinds, [("fix", 0.5), ("tick", 1.0), ("fix", 2.0), ("tick", 2.0), ("tick", 3.0), ("fix", 4.0), ("tick", 4.0)])
+
+    def test_file_order_is_kept_when_time_steps_back(self):
+        # A receiver's first epoch stamped .71, the next .408 (gpsd-tests telit-he910.log);
+        # a non-fix message (None) still schedules ticks.
+        recording = [(3.71, (3.71, 0, 0, None)), (3.408, (3.408, 0, 0, None)), (5.5, None), (6.0, (6.0, 0, 0, None))]
+        kinds = [(k, v if k == "tick" else v[0]) for k, v in rr.timeline(recording, 1.0)]
+        self.assertEqual(kinds, [("fix", 3.71), ("fix", 3.408), ("tick", 4.0), ("tick", 5.0), ("fix", 6.0), ("tick", 6.0)])
 
 
 class CommandLineTests(unittest.TestCase):

@@ -14,6 +14,7 @@ test: deps
 	$(SWIFT) build --build-tests
 	/usr/bin/python3 tools/test_validate_messages.py
 	/usr/bin/python3 tools/test_gpx_to_recording.py
+	/usr/bin/python3 tools/test_region_reference.py
 	@# Serially: on 2 cores, CPU-bound tests running in parallel hold the cooperative threads that
 	@# timing tests (control socket, cancellation) need, and those then fail. Serial: ~2.5 min.
 	$(SWIFT) test --skip-build --no-parallel

@@ -36,8 +36,9 @@ boundary (negative inside) and m = accuracy + `min_distance` (default 10):
   deciding the current side cancels the run; undecided fixes neither cancel nor confirm;
 - `dwell` (seconds, optional) is published once per stay: at the first usable fix or clock
   tick at or after enter_time + dwell while the state is still inside. enter_time is the
-  time of the fix that published the `enter`. A fix that confirms an exit is processed
-  before the dwell check, so it never also publishes a dwell.
+  time the device was first seen inside: the first fix of the run that confirmed the
+  `enter` (the enter's `since`), or the first deciding fix for an initial enter. A fix that
+  confirms an exit is processed before the dwell check, so it never also publishes a dwell.
 
 Clock ticks are the ones `locus replay` inserts (LocusCore's TickScheduler): every multiple of
 `--tick-interval` seconds (default 1, replay's default) from the first message on, a tick at
@@ -631,7 +632,7 @@ def run_rules(service, recording, tick_interval=1.0, verbose=None):
                            f" t0 {format_time(s.run_t0)[11:19]}, t - t0 = {t - s.run_t0:g} s")
                     s.state, s.run_t0 = side, None
                     if side == "inside":
-                        s.enter_time, s.dwell_done = t, False
+                        s.enter_time, s.dwell_done = s.run_start, False
                         emit(t, region, "enter", why)
                     else:
                         emit(t, region, "exit", why)

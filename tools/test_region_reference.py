@@ -187,8 +187,9 @@ class RuleTests(unittest.TestCase):
     def test_no_dwell_after_exit_and_a_new_one_after_reentry(self):
         region = dict(CIRCLE_100, dwell=25)
         evs = events(service([region]), fixes_at([0, 200, 200, 200, 0, 0, 0, 0, 0]), ticks=True)
-        # Exit at 20 (t0 = 0) before the first stay's dwell was due; re-enter at 50 (t0 = 30).
-        self.assertEqual(evs, [(0, "c", "enter", True), (20, "c", "exit", True), (50, "c", "enter", True), (75, "c", "dwell", True)])
+        # Exit at 20 (t0 = 0) before the first stay's dwell was due; re-enter at 50 (t0 = 30),
+        # first seen inside at 40: the dwell is due 25 s after that, at 65.
+        self.assertEqual(evs, [(0, "c", "enter", True), (20, "c", "exit", True), (50, "c", "enter", True), (65, "c", "dwell", True)])
 
     def test_suppressed_notifications_are_marked(self):
         region = dict(CIRCLE_100, notify_on_exit=False)

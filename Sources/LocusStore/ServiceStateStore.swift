@@ -28,6 +28,9 @@ public final class ServiceStateStore: @unchecked Sendable {
     static let schemaVersion = 1
 
     private let queue: DatabaseQueue
+    /// Set by `close`. Read and written only on the queue: GRDB 7.10 crashes (a null
+    /// connection in SQLite) on `read` after `close`, so every call checks this first.
+    private var isClosed = false
     /// The database file, nil for an in-memory store.
     public let path: String?
     /// The service kind the file belongs to ("region", "beacon", …).
@@ -171,6 +174,11 @@ public final class ServiceStateStore: @unchecked Sendable {
 
     /// Closes the database. Later calls throw. Also happens when the store is deallocated.
     public func close() throws {
+        let wasOpen = queue.inDatabase { _ in
+            defer { isClosed = true }
+            return !isClosed
+        }
+        guard wasOpen else { return }
         do { try queue.close() } catch { throw databaseError(error, doing: "close") }
     }
 
@@ -179,7 +187,7 @@ public final class ServiceStateStore: @unchecked Sendable {
     /// Every record of one collection ("condition", "state", …), key → JSON value, in key
     /// order (byte order of the keys' UTF-8).
     public func records(in collection: String) throws -> [(key: String, value: JSONValue)] {
-        let rows = try read("read collection \(collection)") { db in
+        let rows = try onQueue("read collection \(collection)") { db in
             try Row.fetchAll(db.cachedStatement(sql: "SELECT key, value FROM record WHERE collection = ? ORDER BY key"),
                              arguments: [collection])
         }
@@ -190,14 +198,14 @@ public final class ServiceStateStore: @unchecked Sendable {
     }
 
     public func meta(_ key: String) throws -> String? {
-        try read("read meta \(key)") { db in
+        try onQueue("read meta \(key)") { db in
             try String.fetchOne(db.cachedStatement(sql: "SELECT value FROM meta WHERE key = ?"), arguments: [key])
         }
     }
 
     /// Outbox events not yet acknowledged, oldest (lowest id) first.
     public func unacknowledgedEvents() throws -> [StoredEvent] {
-        let rows = try read("read outbox") { db in
+        let rows = try onQueue("read outbox") { db in
             try Row.fetchAll(db.cachedStatement(sql: "SELECT id, topic, time_ms, event_type, payload FROM outbox ORDER BY id"))
         }
         return try rows.map { row in
@@ -216,18 +224,14 @@ public final class ServiceStateStore: @unchecked Sendable {
     public func commit(_ changes: StateChanges) throws -> [Int64] {
         if changes.isEmpty { return [] }
         var ids: [Int64] = []
-        do {
-            try queue.inTransaction(.immediate) { db in
+        try onQueue("commit (nothing of the batch was applied)") { db in
+            try db.inTransaction(.immediate) {
                 for (index, change) in changes.changes.enumerated() {
                     try beforeApplyingChange?(index)
                     try apply(change, index: index, db, ids: &ids)
                 }
                 return .commit
             }
-        } catch let error as StateStoreError {
-            throw error
-        } catch {
-            throw databaseError(error, doing: "commit (nothing of the batch was applied)")
         }
         return ids
     }
@@ -264,23 +268,32 @@ public final class ServiceStateStore: @unchecked Sendable {
 
     /// `PRAGMA integrity_check` (the full check, unlike the quick check run at open).
     func integrityCheck() throws -> [String] {
-        try read("integrity check") { db in try String.fetchAll(db, sql: "PRAGMA integrity_check") }
+        try onQueue("integrity check") { db in try String.fetchAll(db, sql: "PRAGMA integrity_check") }
     }
 
     /// The value of a PRAGMA on the store's connection (`journal_mode`, `synchronous`, …).
     func pragma(_ name: String) throws -> String? {
-        try queue.inDatabase { db in try String.fetchOne(db, sql: "PRAGMA \(name)") }
+        try onQueue("pragma") { db in try String.fetchOne(db, sql: "PRAGMA \(name)") }
     }
 
     /// Runs raw SQL outside any batch (tests use it to fake foreign or newer files).
     func executeForTesting(_ sql: String) throws {
-        try queue.inDatabase { db in try db.execute(sql: sql) }
+        try onQueue("execute") { db in try db.execute(sql: sql) }
     }
 
     // MARK: helpers
 
-    private func read<T>(_ what: String, _ body: (Database) throws -> T) throws -> T {
-        do { return try queue.read(body) } catch let error as StateStoreError { throw error } catch {
+    /// Runs `body` on GRDB's serial queue, after checking the store is open; maps errors to
+    /// `StateStoreError`. Single statements need no transaction to read consistently.
+    private func onQueue<T>(_ what: String, _ body: (Database) throws -> T) throws -> T {
+        do {
+            return try queue.inDatabase { db in
+                guard !isClosed else { throw StateStoreError(.database, path: path, "\(what) failed: the store is closed") }
+                return try body(db)
+            }
+        } catch let error as StateStoreError {
+            throw error
+        } catch {
             throw databaseError(error, doing: what)
         }
     }

@@ -91,6 +91,8 @@ let package = Package(
         .testTarget(name: "LocusCoreTests", dependencies: ["LocusCore"]),
         .testTarget(name: "LocusRegionsTests", dependencies: ["LocusRegions", "LocusCore"]),
         .testTarget(name: "LocusStoreTests", dependencies: ["LocusStore", "LocusCore"]),
+        // The process LocusStoreTests' crash test SIGKILLs (it finds it next to the test bundle).
+        .executableTarget(name: "LocusStoreCrashWriter", dependencies: ["LocusStore", "LocusCore"], path: "Tests/LocusStoreCrashWriter"),
         .testTarget(name: "LocusFormatsTests", dependencies: ["LocusFormats", "LocusCore"], resources: [.copy("Fixtures")]),
         .testTarget(name: "LocusNMEATests", dependencies: ["LocusNMEA", "LocusCore"], resources: [.copy("Fixtures")]),
         .testTarget(name: "LocusBusTests", dependencies: ["LocusBus", "LocusCore", "CZeroMQ"]),

@@ -1,0 +1,55 @@
+import LocusCore
+
+/// A batch of changes that `ServiceStateStore.commit` applies in one transaction, all or
+/// nothing, in the order they were added (a put then a delete of the same key deletes it).
+public struct StateChanges: Sendable {
+    enum Change: Sendable {
+        case put(collection: String, key: String, value: JSONValue)
+        case delete(collection: String, key: String)
+        case deleteAll(collection: String)
+        case setMeta(key: String, value: String?)
+        case append(StoredEvent)
+        case acknowledge(throughID: Int64)
+    }
+
+    private(set) var changes: [Change] = []
+
+    public init() {}
+
+    public var isEmpty: Bool { changes.isEmpty }
+
+    /// Number of changes added so far.
+    public var count: Int { changes.count }
+
+    /// Sets `key` of `collection` to `value` (inserting or replacing). `collection` must not
+    /// be empty; `value` must not hold a NaN or infinite number (the commit fails otherwise).
+    public mutating func put(_ collection: String, key: String, value: JSONValue) {
+        changes.append(.put(collection: collection, key: key, value: value))
+    }
+
+    /// Removes `key` from `collection`; no effect when absent.
+    public mutating func delete(_ collection: String, key: String) {
+        changes.append(.delete(collection: collection, key: key))
+    }
+
+    /// Removes every record of `collection`.
+    public mutating func deleteAll(in collection: String) {
+        changes.append(.deleteAll(collection: collection))
+    }
+
+    /// Sets a service-level value (a cursor, a config fingerprint, …); nil deletes it.
+    public mutating func setMeta(_ key: String, _ value: String?) {
+        changes.append(.setMeta(key: key, value: value))
+    }
+
+    /// Appends an event to the outbox (published by the service after the commit;
+    /// acknowledged once seen delivered). Its `id` is ignored: the commit assigns one.
+    public mutating func append(_ event: StoredEvent) {
+        changes.append(.append(event))
+    }
+
+    /// Acknowledges (deletes) outbox events with id <= `id`.
+    public mutating func acknowledge(through id: Int64) {
+        changes.append(.acknowledge(throughID: id))
+    }
+}

@@ -8,9 +8,6 @@ struct GeofenceData {
     var circleLatitudes: [Double] = [], circleLongitudes: [Double] = [], circleRadii: [Double] = []
     /// Vertices of every polygon, one after another; polygon i is `polygonStarts[i]..<polygonStarts[i+1]`.
     var vertexLatitudes: [Double] = [], vertexLongitudes: [Double] = []
-    /// The same vertices as (latitude, longitude) pairs: the ray casting reads both, so one
-    /// cache miss per polygon instead of two.
-    var vertices: [SIMD2<Double>] = []
     var polygonStarts: [Int] = [0]
     var pointLatitudes: [Double] = [], pointLongitudes: [Double] = []
 
@@ -27,7 +24,6 @@ struct GeofenceData {
             guard numbers.count >= 2, numbers.count == 2 + 2 * Int(numbers[1]) else { throw GeofenceDataError.badLine("polygons.csv") }
             for i in stride(from: 2, to: numbers.count, by: 2) {
                 vertexLatitudes.append(numbers[i]); vertexLongitudes.append(numbers[i + 1])
-                vertices.append(SIMD2(numbers[i], numbers[i + 1]))
             }
             polygonStarts.append(vertexLatitudes.count)
         }

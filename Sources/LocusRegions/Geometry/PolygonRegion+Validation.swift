@@ -21,6 +21,22 @@ extension PolygonRegion {
     /// overlapping polygons of a MultiPolygon (both make `contains` follow even-odd / any-of
     /// rules rather than fail).
     public init(polygons input: [[[Coordinate]]]) throws {
+        try self.init(polygons: input, checkingSimplicity: true)
+    }
+
+    /// As `init(polygons:)` but without the self-intersection check of each ring, for
+    /// benchmarks that must load another tool's data set as it is (geofence_bench.py's star
+    /// polygons include some shapely itself reports as self-intersecting). Containment of a
+    /// self-intersecting ring follows the even-odd rule, as shapely's point-in-polygon test
+    /// does; `signedDistance` stays the distance to the nearest edge. Not for regions users
+    /// define: such a ring has no agreed inside.
+    /// - Throws: `RegionGeometryError` for every other reason `init(polygons:)` gives.
+    @_spi(Benchmarks)
+    public init(selfIntersectingPolygons input: [[[Coordinate]]]) throws {
+        try self.init(polygons: input, checkingSimplicity: false)
+    }
+
+    init(polygons input: [[[Coordinate]]], checkingSimplicity: Bool) throws {
         var vertices: [PlanePoint] = []
         var rings: [Ring] = []
         var polygons: [Polygon] = []
@@ -43,7 +59,7 @@ extension PolygonRegion {
                         ring = Self.ring(unwrapped, start: vertices.count)
                     }
                 }
-                try Self.checkSimple(unwrapped, name: name(r))
+                if checkingSimplicity { try Self.checkSimple(unwrapped, name: name(r)) }
                 vertices.append(contentsOf: unwrapped)
                 rings.append(ring)
             }

@@ -66,10 +66,25 @@ public struct PolygonRegion: Sendable, Equatable {
 
     enum Location { case inside, outside, boundary }
 
-    /// Where `c` is: the one place containment is decided, shared by `contains` and
-    /// `signedDistance` so that they agree exactly on the boundary.
+    /// Where `c` is: the one place containment is decided, shared by `contains`,
+    /// `signedDistance` and `RegionShapeIndex` (through `PackedPolygonRegion`) so that they
+    /// agree exactly, on the boundary too.
     @inline(__always)
     func location(of c: Coordinate) -> Location {
+        polygons.withUnsafeBufferPointer { polygons in
+            rings.withUnsafeBufferPointer { rings in
+                vertices.withUnsafeBufferPointer { vertices in
+                    Self.location(of: c, polygons: polygons, rings: rings, vertices: vertices)
+                }
+            }
+        }
+    }
+
+    /// `location(of:)` over storage laid out as the stored properties are: `polygons` index
+    /// `rings`, which index `vertices`.
+    @inline(__always)
+    static func location(of c: Coordinate, polygons: UnsafeBufferPointer<Polygon>, rings: UnsafeBufferPointer<Ring>,
+                         vertices: UnsafeBufferPointer<PlanePoint>) -> Location {
         for polygon in polygons {
             guard let x = Self.longitude(c.longitude, inRange: polygon.minX, polygon.maxX),
                   c.latitude >= polygon.minY, c.latitude <= polygon.maxY else { continue }
@@ -80,7 +95,7 @@ public struct PolygonRegion: Sendable, Equatable {
                 // A ring whose box misses the point has no crossings to the right of it that
                 // matter: even-odd parity over the other rings is unaffected.
                 guard p.y >= ring.minY, p.y <= ring.maxY, p.x <= ring.maxX else { continue }
-                switch crossingParity(of: p, ring: ring) {
+                switch crossingParity(of: p, ring: ring, vertices: vertices) {
                 case .onBoundary: return .boundary
                 case .odd: inside.toggle()
                 case .even: break
@@ -93,32 +108,34 @@ public struct PolygonRegion: Sendable, Equatable {
 
     enum Parity { case even, odd, onBoundary }
 
+    func crossingParity(of p: PlanePoint, ring: Ring) -> Parity {
+        vertices.withUnsafeBufferPointer { Self.crossingParity(of: p, ring: ring, vertices: $0) }
+    }
+
     /// Even-odd ray casting towards +x, with an exact on-edge test.
     ///
     /// Edges are counted when they straddle the horizontal line through `p` half-open
     /// (one end strictly above), so a ray through a vertex is counted once.
     @inline(__always)
-    func crossingParity(of p: PlanePoint, ring: Ring) -> Parity {
-        vertices.withUnsafeBufferPointer { v -> Parity in
-            var odd = false
-            var a = v[ring.start]
-            for i in ring.start + 1 ..< ring.end {
-                let b = v[i]
-                if a.x == p.x && a.y == p.y { return .onBoundary }
-                if (a.y > p.y) != (b.y > p.y) {
-                    // Sign of the cross product: which side of a→b the point is on.
-                    let cross = (b.x - a.x) * (p.y - a.y) - (p.x - a.x) * (b.y - a.y)
-                    if cross == 0 { return .onBoundary }
-                    // The crossing lies to the right of p when p is left of an upward edge
-                    // or right of a downward one.
-                    if (cross > 0) == (b.y > a.y) { odd.toggle() }
-                } else if a.y == p.y && b.y == p.y && p.x >= min(a.x, b.x) && p.x <= max(a.x, b.x) {
-                    return .onBoundary  // on a horizontal edge
-                }
-                a = b
+    static func crossingParity(of p: PlanePoint, ring: Ring, vertices v: UnsafeBufferPointer<PlanePoint>) -> Parity {
+        var odd = false
+        var a = v[ring.start]
+        for i in ring.start + 1 ..< ring.end {
+            let b = v[i]
+            if a.x == p.x && a.y == p.y { return .onBoundary }
+            if (a.y > p.y) != (b.y > p.y) {
+                // Sign of the cross product: which side of a→b the point is on.
+                let cross = (b.x - a.x) * (p.y - a.y) - (p.x - a.x) * (b.y - a.y)
+                if cross == 0 { return .onBoundary }
+                // The crossing lies to the right of p when p is left of an upward edge
+                // or right of a downward one.
+                if (cross > 0) == (b.y > a.y) { odd.toggle() }
+            } else if a.y == p.y && b.y == p.y && p.x >= min(a.x, b.x) && p.x <= max(a.x, b.x) {
+                return .onBoundary  // on a horizontal edge
             }
-            return odd ? .odd : .even
+            a = b
         }
+        return odd ? .odd : .even
     }
 
     /// `longitude` shifted by a multiple of 360° into [minX, maxX], or nil when no shift lands

@@ -58,32 +58,9 @@ public final class SocketOutlet: MessageOutlet, @unchecked Sendable {
     /// Queues one message. Any thread or task; blocks only while `maxQueued` messages wait.
     /// After `close` messages are refused (counted in `droppedCount`).
     public func send(topic: String, body: [UInt8]) {
-        if queue.push(topic: topic, body: body) {
-            acceptedLock.lock()
-            accepted &+= 1
-            acceptedLock.unlock()
-        } else {
+        if !queue.push(topic: topic, body: body) {
             counters.noteRefusedAfterClose(logger: logger)
         }
-    }
-
-    private let acceptedLock = NSLock()
-    private var accepted: UInt64 = 0
-
-    /// Blocks until every message queued before the call has been handed to ZeroMQ (or
-    /// dropped at the high-water mark), or `timeout` seconds passed; false on timeout. For a
-    /// publisher that must know its messages have left the process's queue (an outbox that
-    /// acknowledges them) — a poll of a few microseconds, not a hot-path call.
-    public func waitUntilSent(timeout: Double) -> Bool {
-        acceptedLock.lock()
-        let target = accepted
-        acceptedLock.unlock()
-        let deadline = DispatchTime.now().uptimeNanoseconds &+ UInt64(max(0, timeout) * 1e9)
-        while counters.sent &+ counters.dropped < target {
-            if DispatchTime.now().uptimeNanoseconds > deadline { return false }
-            usleep(20)
-        }
-        return true
     }
 
     /// Waits until the hub's subscription arrived (true) or `timeout` seconds passed.

@@ -11,13 +11,6 @@ public protocol BusFeed: Sendable {
 public protocol ClosableOutlet: MessageOutlet {
     /// Sends what is queued, then releases the socket.
     func close()
-    /// Blocks until what was sent before the call has left this outlet's queue for the bus
-    /// (false after `timeout` seconds). Outlets without a queue return true at once.
-    func waitUntilSent(timeout: Double) -> Bool
-}
-
-extension ClosableOutlet {
-    public func waitUntilSent(timeout: Double) -> Bool { true }
 }
 
 /// How plugin runners attach to the bus. The runtime implements it over the ZeroMQ hub; tests

@@ -36,7 +36,6 @@ struct OutletBox: ClosableOutlet {
     let outlet: SocketOutlet
     func send(topic: String, body: [UInt8]) { outlet.send(topic: topic, body: body) }
     func close() { outlet.close(drainTimeout: 1.0) }
-    func waitUntilSent(timeout: Double) -> Bool { outlet.waitUntilSent(timeout: timeout) }
 }
 
 struct FeedBox: BusFeed {

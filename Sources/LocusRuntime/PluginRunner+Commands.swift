@@ -76,7 +76,7 @@ extension PluginRunner {
                         var output = ServiceOutput()
                         try service.receive(message, output: &output)
                         publish(output)
-                        if !output.events.isEmpty { try acknowledgePublished(output, by: &service) }
+                        if !output.events.isEmpty { try service.didPublish(eventCount: output.events.count) }
                     case .command(let command):
                         run(command, on: &service)
                     }
@@ -97,16 +97,6 @@ extension PluginRunner {
         if let failure { throw failure }
     }
 
-    /// Tells the service its events are on the bus, once they have left the outlet's queue: a
-    /// service that acknowledges an outbox must not do so while they could still die with the
-    /// process in that queue.
-    func acknowledgePublished(_ output: ServiceOutput, by service: inout any CommandableService) throws {
-        if !outlet.waitUntilSent(timeout: 2) {
-            logger.warning("published events still queued after 2 s; acknowledging anyway", metadata: ["plugin": "\(plugin.id)"])
-        }
-        try service.didPublish(eventCount: output.events.count)
-    }
-
     /// Runs one command on the service's task. Its events are published only if it succeeds:
     /// a command that throws must have changed nothing.
     ///
@@ -124,7 +114,7 @@ extension PluginRunner {
             // A failure to acknowledge is the service's to report on its next message; the
             // command itself succeeded and its events are out.
             if !output.events.isEmpty {
-                do { try acknowledgePublished(output, by: &service) } catch {
+                do { try service.didPublish(eventCount: output.events.count) } catch {
                     logger.error("service could not acknowledge published events", metadata: [
                         "plugin": "\(plugin.id)", "error": "\(error)"])
                 }

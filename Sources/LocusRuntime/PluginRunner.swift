@@ -24,7 +24,7 @@ public final class PluginRunner: Service, @unchecked Sendable {
     /// The first feed is made before the group starts, so no early message is missed.
     private var preparedFeed: (any BusFeed)?
     let publisher: EventPublisher
-    let outlet: any ClosableOutlet
+    private let outlet: any ClosableOutlet
     private let lock = NSLock()
     private var currentFeed: (any BusFeed)?
     private var shuttingDown = false

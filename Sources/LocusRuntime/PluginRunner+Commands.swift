@@ -76,7 +76,6 @@ extension PluginRunner {
                         var output = ServiceOutput()
                         try service.receive(message, output: &output)
                         publish(output)
-                        if !output.events.isEmpty { try service.didPublish(eventCount: output.events.count) }
                     case .command(let command):
                         run(command, on: &service)
                     }
@@ -111,14 +110,6 @@ extension PluginRunner {
         do {
             let result = try service.handle(command: command.name, arguments: command.arguments, output: &output)
             publish(output)
-            // A failure to acknowledge is the service's to report on its next message; the
-            // command itself succeeded and its events are out.
-            if !output.events.isEmpty {
-                do { try service.didPublish(eventCount: output.events.count) } catch {
-                    logger.error("service could not acknowledge published events", metadata: [
-                        "plugin": "\(plugin.id)", "error": "\(error)"])
-                }
-            }
             command.answer(.success(result))
         } catch let refusal as ServiceCommandError {
             command.answer(.failure(ControlCommandError(refusal.description)))

@@ -14,7 +14,7 @@ import Testing
     static let caseDirectory = E2E.fixture("region-restart")
     static let replayID = "restart-replay"
     /// Replay speed: the recording then plays in a few seconds.
-    static let speed = 4000.0
+    static let speed = 400.0
 
     struct Trial {
         let work = E2E.temporaryDirectory()
@@ -93,12 +93,10 @@ import Testing
 
         var generator = SystemRandomNumberGenerator()
         var afterRestart = 0
-        var totalKills = 0
         for trialNumber in 0..<20 {
             let trial = try await Trial()
             // One or two kills, each at a random moment of the replay.
             let kills = Int.random(in: 1...2, using: &generator)
-            totalKills += kills
             var killTimes: [Double] = []
             for _ in 0..<kills {
                 let daemon = try trial.start()
@@ -118,8 +116,7 @@ import Testing
                     "trial \(trialNumber), kills at \(killTimes) s: duplicates \(duplicates), missing \(missing), unexpected \(extra)")
             trial.cleanUp()
         }
-        // The flag is not compared: a run whose first fix after the restart confirms it at once
-        // (the recording has gaps of minutes) is marked, where the uninterrupted run is not.
-        print("region restart test: \(expected.count) transitions per run, \(totalKills) kills in 20 trials, \(afterRestart) transitions marked detected_after_restart")
+        // A replay continues where it stopped: nothing happened "while Locus was down".
+        #expect(afterRestart == 0)
     }
 }

@@ -10,12 +10,11 @@ import Logging
 ///
 /// Persistence (when `persist` and the runtime gives a state directory): every change is
 /// committed to SQLite in one transaction with the events it causes (an outbox) before they
-/// are published; once the runtime has handed them to the hub (`didPublish`) they are
-/// acknowledged in a second commit. After a crash the service restores its conditions and
-/// states, skips fixes it had already processed (a replay played again), and republishes
-/// events that were never acknowledged — so no transition is lost, and one is published twice
-/// only if the kill fell in the fraction of a millisecond between handing it to the hub and
-/// committing its acknowledgement.
+/// are published; an event is acknowledged when it comes back through the hub. After a crash
+/// the service restores its conditions and states, skips fixes it had already processed (a
+/// replay played again), and republishes events that were never acknowledged — so no
+/// transition is lost or published twice, except one that was on its way out in the
+/// microseconds of a kill, which is published again.
 public struct RegionService: CommandableService {
     public let id: String
     public let configuration: RegionConfiguration
@@ -27,8 +26,8 @@ public struct RegionService: CommandableService {
     private var file: ConditionFile?
     /// The file's conditions as last loaded (for `locus check` errors at build, and reloads).
     private var fileConditions: [RegionCondition]
-    /// Outbox ids of the events just emitted, acknowledged once the runtime has published them.
-    private var awaitingAck: [Int64] = []
+    /// Outbox events published and not yet seen back through the hub, oldest first.
+    private var awaitingEcho: [(id: Int64, topic: String, time: EventTime)] = []
     /// Messages at or before this time were processed before a restart.
     private var processedThrough: EventTime?
     var lastMessageTime: EventTime?
@@ -75,7 +74,8 @@ public struct RegionService: CommandableService {
 
     public var subscriptions: [String] {
         let fixes = configuration.sources.isEmpty ? ["obs.fix."] : configuration.sources.map { "obs.fix.\($0)" }
-        return fixes + ["clock.tick"]
+        // Its own events come back through the hub: that acknowledges them in the outbox.
+        return fixes + ["clock.tick"] + (databasePath != nil ? ["region."] : [])
     }
 
     public var produces: [String] { ["region.enter.", "region.exit.", "region.dwell.", "region.state."] }
@@ -93,6 +93,10 @@ public struct RegionService: CommandableService {
 
     public mutating func receive(_ message: BusMessage, output: inout ServiceOutput) throws {
         try openIfNeeded(&output)
+        if message.topic.hasPrefix("region.") {
+            if message.envelope.producer == id { try acknowledge(message) }
+            return
+        }
         if let fence = processedThrough {
             if message.time <= fence {
                 counters.skippedAfterRestart += 1
@@ -129,6 +133,7 @@ public struct RegionService: CommandableService {
     mutating func commitAndEmit(_ events: [RegionMonitor.Event], at time: EventTime, output: inout ServiceOutput) throws {
         let (changedIDs, removedIDs) = monitor.takeChanges()
         guard !events.isEmpty || !changedIDs.isEmpty || !removedIDs.isEmpty else { return }
+        var outboxed: [StoredEvent] = []
         if let store {
             var changes = StateChanges()
             for cid in changedIDs { if let r = monitor.record(cid) { changes.put("state", key: cid, value: r.json) } }
@@ -137,22 +142,24 @@ public struct RegionService: CommandableService {
                 let stored = StoredEvent(topic: Self.topic(e.kind, e.body.region), time: time, eventType: e.kind.rawValue,
                                          payload: Self.json(e.body))
                 changes.append(stored)
+                outboxed.append(stored)
             }
             changes.setMeta("processed_through", String(time.milliseconds))
             if let t = monitor.lastFixTime { changes.setMeta("last_fix_time", String(t.milliseconds)) }
             let ids = try store.commit(changes)
-            awaitingAck += ids
+            for (stored, oid) in zip(outboxed, ids) { awaitingEcho.append((oid, stored.topic, stored.time)) }
         }
         for e in events { Self.emit(e.kind, e.body, at: time, to: &output) }
     }
 
-    /// The events of the last `receive` or `handle` are on the bus: acknowledge them, so a
-    /// restart does not publish them again.
-    public mutating func didPublish(eventCount: Int) throws {
-        guard let store, let last = awaitingAck.last else { return }
-        awaitingAck.removeAll(keepingCapacity: true)
+    private mutating func acknowledge(_ message: BusMessage) throws {
+        guard let store, let at = awaitingEcho.firstIndex(where: { $0.topic == message.topic && $0.time == message.time }) else { return }
+        // Events before it that never came back were dropped on the way (a full queue): they
+        // were not delivered either, and are not published again.
+        let oid = awaitingEcho[at].id
+        awaitingEcho.removeFirst(at + 1)
         var changes = StateChanges()
-        changes.acknowledge(through: last)
+        changes.acknowledge(through: oid)
         try store.commit(changes)
     }
 
@@ -262,7 +269,7 @@ public struct RegionService: CommandableService {
             guard let kind = RegionMonitor.EventKind(rawValue: e.eventType),
                   let body = try? Self.body(fromJSON: e.payload) else { continue }
             Self.emit(kind, body, at: e.time, to: &output)
-            awaitingAck.append(e.id)
+            awaitingEcho.append((e.id, e.topic, e.time))
         }
     }
 

@@ -51,13 +51,4 @@ public protocol CommandableService: ServicePlugin {
     /// bus messages wait meanwhile (saving to the state directory is fine; no network, no waiting
     /// on other tasks). Emit events through `output`.
     mutating func handle(command: String, arguments: JSONValue, output: inout ServiceOutput) throws -> JSONValue
-    /// Called on the service's task right after the runtime has handed the `eventCount` (> 0)
-    /// events of one `receive` or `handle` to the bus, before the next message or command. A
-    /// service that keeps an outbox of committed events acknowledges them here. Throwing is
-    /// treated like `receive` throwing. Optional; `locus replay` does not call it.
-    mutating func didPublish(eventCount: Int) throws
-}
-
-extension CommandableService {
-    public mutating func didPublish(eventCount: Int) throws {}
 }

@@ -270,6 +270,9 @@ public struct RegionService: CommandableService {
                   let body = try? Self.body(fromJSON: e.payload) else { continue }
             Self.emit(kind, body, at: e.time, to: &output)
             awaitingEcho.append((e.id, e.topic, e.time))
+            // Topic and time only: never coordinates at info level.
+            logger.info("republishing an event not acknowledged before the restart", metadata: [
+                "topic": "\(e.topic)", "time": "\(e.time.iso8601)"])
         }
     }
 

@@ -63,6 +63,8 @@ struct CtlCommand: AsyncParsableCommand {
         let value = try? JSONValue.decode(reply)
         if json || value == nil {
             print(String(decoding: reply, as: UTF8.self))
+            // The exit status says whether the daemon answered ok, with --json too.
+            if let value, value["ok"] != .bool(true) { throw ExitCode(ExitStatus.failure) }
         } else if let value {
             if case .bool(true)? = value["ok"] {
                 print(Self.pretty(value["result"] ?? .null))

@@ -1,0 +1,86 @@
+import Foundation
+import Testing
+
+/// `locus ctl region …` against a running `locus run`: the real CLI, control socket, runner
+/// routing and region service, and the database across a restart.
+@Suite(.serialized) struct RegionControlTests {
+    static func config(_ dir: String) -> String {
+        """
+        services:
+          - type: region
+            id: fences
+            regions:
+              - id: home
+                center: {lat: 45.7702, lon: 14.3564}
+                radius: 150
+        sources:
+          - type: replay
+            id: walk
+            file: \(E2E.repoRoot)/data/recordings/cerknica-walk.jsonl
+            speed: 20
+            loop: true
+
+        """
+    }
+
+    static func ctl(_ dir: String, _ args: [String]) async throws -> (status: Int32, stdout: String, stderr: String) {
+        try await runToEnd(E2E.binary, ["ctl"] + args + ["--endpoint", "ipc://\(dir)/control.sock", "--json"], directory: dir, timeout: 20)
+    }
+
+    static func listedIDs(_ dir: String) async throws -> [String] {
+        let reply = try await ctl(dir, ["region", "list"])
+        guard let o = try? JSONSerialization.jsonObject(with: Data(reply.stdout.utf8)) as? [String: Any],
+              let result = o["result"] as? [String: Any], let regions = result["regions"] as? [[String: Any]] else { return [] }
+        return regions.compactMap { $0["id"] as? String }
+    }
+
+    @Test func addListRecordRemoveThroughLocusCtlAndAcrossARestart() async throws {
+        let dir = E2E.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try Self.config(dir).write(toFile: dir + "/config.yaml", atomically: true, encoding: .utf8)
+        let env = ["LOCUS_RUNTIME_DIR": dir, "LOCUS_STATE_DIR": dir]
+        var daemon = try ChildProcess(E2E.binary, ["run", dir + "/config.yaml"], directory: dir, environment: env)
+        defer { daemon.kill9() }
+        let up = await waitUntil(timeout: 20) { FileManager.default.fileExists(atPath: dir + "/control.sock") }
+        #expect(up, "locus run did not start: \(daemon.stderr)")
+        try await Task.sleep(nanoseconds: 500_000_000)
+
+        let add = try await Self.ctl(dir, ["region", "add", "id=shop", "lat=45.7714", "lon=14.3581", "radius=80",
+                                          "dwell=60", #"properties={"name":"Shop"}"#, "assuming=unsatisfied"])
+        #expect(add.status == 0, "\(add.stdout)\(add.stderr)")
+        #expect(add.stdout.contains(#""origin":"runtime""#) && add.stdout.contains(#""assumed":true"#), "\(add.stdout)")
+        #expect(try await Self.listedIDs(dir) == ["home", "shop"])
+
+        // Refused requests: a clear error, exit 1, nothing changed.
+        for bad in [["id=bad", "lat=1", "lon=2", "radius=-5"], ["id=home", "lat=1", "lon=2", "radius=5"], ["id=x"]] {
+            let reply = try await Self.ctl(dir, ["region", "add"] + bad)
+            #expect(reply.status == 1, "\(bad): \(reply.stdout)\(reply.stderr)")
+            #expect(reply.stdout.contains(#""ok":false"#) && reply.stdout.contains("error"), "\(reply.stdout)")
+        }
+        let removeConfig = try await Self.ctl(dir, ["region", "remove", "id=home"])
+        #expect(removeConfig.status == 1 && removeConfig.stdout.contains("config"), "\(removeConfig.stdout)")
+        #expect(try await Self.listedIDs(dir) == ["home", "shop"])
+
+        let record = try await Self.ctl(dir, ["region", "record", "id=shop"])
+        #expect(record.status == 0 && record.stdout.contains(#""radius":80"#), "\(record.stdout)")
+
+        // kill -9 and start again: the runtime condition is still there.
+        daemon.kill9()
+        _ = await daemon.wait(timeout: 5)
+        daemon = try ChildProcess(E2E.binary, ["run", dir + "/config.yaml"], directory: dir, environment: env)
+        let again = await waitUntil(timeout: 20) {
+            ((try? String(contentsOfFile: daemon.stderrPath, encoding: .utf8)) ?? "").contains("locus running")
+        }
+        #expect(again, "\(daemon.stderr)")
+        try await Task.sleep(nanoseconds: 500_000_000)
+        #expect(try await Self.listedIDs(dir) == ["home", "shop"])
+
+        let remove = try await Self.ctl(dir, ["region", "remove", "id=shop"])
+        #expect(remove.status == 0, "\(remove.stdout)\(remove.stderr)")
+        #expect(try await Self.listedIDs(dir) == ["home"])
+        let removeAgain = try await Self.ctl(dir, ["region", "remove", "id=shop"])
+        #expect(removeAgain.status == 1 && removeAgain.stdout.contains("no region 'shop'"), "\(removeAgain.stdout)")
+        let stop = await daemon.terminate(timeout: 10)
+        #expect(stop.status == 0, "\(daemon.stderr)")
+    }
+}

@@ -262,17 +262,11 @@ enum Reference {
 
 // MARK: - Generators
 
-/// SplitMix64, seeded: a case is reproduced from its seed alone.
+/// Seeded (SplitMix64): a case is reproduced from its seed alone.
 struct PropertyRandom: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
+    var source: SplitMix64
+    init(seed: UInt64) { source = SplitMix64(seed: seed) }
+    mutating func next() -> UInt64 { source.next() }
 
     mutating func uniform(_ range: ClosedRange<Double>) -> Double { .random(in: range, using: &self) }
     mutating func sign() -> Double { Bool.random(using: &self) ? 1 : -1 }

@@ -1,17 +1,11 @@
 import LocusCore
 import LocusRegions
 
-/// SplitMix64: a seeded generator, so a failing random case can be replayed exactly.
+/// Seeded (SplitMix64), so a failing random case can be replayed exactly.
 struct IndexTestRandom: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
+    var source: SplitMix64
+    init(seed: UInt64) { source = SplitMix64(seed: seed) }
+    mutating func next() -> UInt64 { source.next() }
 
     /// A box of one of the shapes the index treats differently: small (fine cells), large
     /// (coarse cells), huge (the scanned list), crossing the antimeridian, touching a pole.

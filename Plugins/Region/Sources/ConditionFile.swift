@@ -58,18 +58,14 @@ struct ConditionFile {
         if let v = take("notify_on_entry") { guard case .bool(let b) = v else { throw fail("properties.notify_on_entry must be true or false") }; entry = b }
         if let v = take("notify_on_exit") { guard case .bool(let b) = v else { throw fail("properties.notify_on_exit must be true or false") }; exit = b }
         if let v = take("dwell") { guard let n = v.doubleValue else { throw fail("properties.dwell must be seconds") }; dwell = n }
-        var geometry: JSONValue
+        // The file's geometry as given, so records and fingerprints show what the file says.
+        var geometry = d.geometry ?? .null
         var radius: Double?
-        switch d.shape {
-        case .circle(let c):
-            geometry = .object(["type": .string("Point"), "coordinates": .array([.number(c.center.longitude), .number(c.center.latitude)])])
+        if case .circle(let c) = d.shape {
             radius = c.radius
-        case .polygons:
-            geometry = .null
-        }
-        if case .null = geometry {
-            // Polygons keep the file's geometry so records and fingerprints show what was given.
-            geometry = d.geometry ?? .null
+            if d.geometry == nil {
+                geometry = .object(["type": .string("Point"), "coordinates": .array([.number(c.center.longitude), .number(c.center.latitude)])])
+            }
         }
         do {
             return try RegionCondition(id: d.id, geometry: geometry, radius: radius, notifyOnEntry: entry, notifyOnExit: exit,

@@ -175,8 +175,13 @@ public struct RegionMonitor {
     /// A clock tick: dwell events that are due.
     public mutating func tick(at time: EventTime) -> [Event] {
         var events: [Event] = []
-        for id in active.sorted() {
-            guard var entry = entries[id], entry.record.state == .satisfied else { continue }
+        // Only stays that still owe a dwell; ticks come every second.
+        let due = active.filter { id in
+            guard let e = entries[id] else { return false }
+            return e.condition.dwell != nil && e.record.state == .satisfied && !e.record.dwellPublished
+        }
+        for id in due.sorted() {
+            guard var entry = entries[id] else { continue }
             let signed = lastFix.map { entry.condition.shape.signedDistance(to: $0.coordinate) }
             if let dwell = dwellEvent(&entry, at: time, fix: lastFix, signed: signed) {
                 events.append(dwell)
@@ -194,7 +199,6 @@ public struct RegionMonitor {
         guard side != .unknown else { return nil }
         if r.state == .unknown || r.assumed {
             let previous = r.state
-            let wasAssumed = r.assumed
             r.assumed = false
             r.runStart = nil
             r.runOrigin = nil
@@ -206,7 +210,6 @@ public struct RegionMonitor {
             // Leaving unknown for outside is silent: a device starts outside almost all of its
             // regions. Correcting a wrong assumption is a real change and is published.
             if previous == .unknown && side == .unsatisfied { return nil }
-            _ = wasAssumed
             return transition(&r, entry.condition, to: side, from: previous, since: fix.time, signed: signed, fix: fix,
                               afterRestart: false)
         }

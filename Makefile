@@ -17,7 +17,7 @@ test: deps
 	/usr/bin/python3 tools/test_region_reference.py
 	@# Serially: on 2 cores, CPU-bound tests running in parallel hold the cooperative threads that
 	@# timing tests (control socket, cancellation) need, and those then fail. Serial: ~2.5 min.
-	$(SWIFT) test --skip-build --no-parallel
+	SWIFT=$(SWIFT) bash tools/run-swift-tests.sh
 
 deps:
 	@missing=""; for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \

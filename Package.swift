@@ -14,6 +14,8 @@ let pluginTargets: [(name: String, folder: String, extra: [Target.Dependency])] 
     ("LocusSignificantChangeService", "SignificantChange", []),
     ("LocusVisitsService", "Visits", []),
     ("LocusRegionService", "Region", ["LocusRegions", "LocusStore"]),
+    ("LocusBLESource", "BLE", ["LocusBLE", "CSDBus"]),
+    ("LocusBeaconService", "Beacon", ["LocusBLE", "LocusStore"]),
 ]
 
 let package = Package(
@@ -38,6 +40,10 @@ let package = Package(
         .systemLibrary(
             name: "CZeroMQ",
             providers: [.apt(["libzmq3-dev"])]
+        ),
+        .systemLibrary(
+            name: "CSDBus",
+            providers: [.apt(["libsystemd-dev"])]
         ),
         .target(
             name: "LocusCore",
@@ -76,20 +82,22 @@ let package = Package(
         .executableTarget(
             name: "locus",
             dependencies: [
-                "LocusCore", "LocusBus", "LocusRuntime", "LocusPlugins", "LocusConsoleSink", "LocusReplay", "LocusFormats",
+                "LocusCore", "LocusBus", "LocusRuntime", "LocusPlugins", "LocusConsoleSink", "LocusReplay", "LocusFormats", "LocusBLE",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .target(name: "LocusRegions", dependencies: ["LocusCore"]),
+        .target(name: "LocusBLE", dependencies: ["LocusCore"]),
         .target(name: "LocusStore", dependencies: ["LocusCore", .product(name: "GRDB", package: "GRDB.swift")]),
         .executableTarget(
             name: "locus-bench",
-            dependencies: ["LocusCore", "LocusBus", "LocusNMEA", "LocusRegions"],
+            dependencies: ["LocusCore", "LocusBus", "LocusNMEA", "LocusRegions", "LocusBLE"],
             path: "Benchmarks/locus-bench"
         ),
         .testTarget(name: "LocusCoreTests", dependencies: ["LocusCore"]),
         .testTarget(name: "LocusRegionsTests", dependencies: ["LocusRegions", "LocusCore"]),
+        .testTarget(name: "LocusBLETests", dependencies: ["LocusBLE", "LocusCore"], resources: [.copy("Fixtures")]),
         .testTarget(name: "LocusStoreTests", dependencies: ["LocusStore", "LocusCore"]),
         // The process LocusStoreTests' crash test SIGKILLs (it finds it next to the test bundle).
         .executableTarget(name: "LocusStoreCrashWriter", dependencies: ["LocusStore", "LocusCore"], path: "Tests/LocusStoreCrashWriter"),

@@ -1,0 +1,2 @@
+// The `beacon` service is being written; this file holds the target's place.
+enum BeaconServicePlaceholder {}

@@ -1,0 +1,110 @@
+import LocusCore
+
+/// Decodes beacon frames (iBeacon, AltBeacon, Eddystone) from manufacturer-specific and service
+/// data. Never traps: a block that is too short, too long or of another kind yields nil.
+public enum BeaconDecoder {
+    /// Apple's company id.
+    public static let appleCompanyID: UInt16 = 0x004C
+    /// Eddystone's 16-bit service UUID.
+    public static let eddystoneServiceUUID: UInt16 = 0xFEAA
+
+    /// A beacon in one manufacturer-data block. `data` is what follows the company id.
+    public static func frame(companyID: UInt16, data: some RandomAccessCollection<UInt8>) -> BeaconFrame? {
+        let d = Array(data)
+        // iBeacon: 02 15 + uuid(16) major(2) minor(2) power(1) = 23 bytes. Some emitters append
+        // bytes after the frame (the Cypress sensor beacon packs readings there); the frame is
+        // still the first 23 bytes, so longer data is accepted.
+        if companyID == appleCompanyID, d.count >= 23, d[0] == 0x02, d[1] == 0x15 {
+            return .iBeacon(.init(uuid: Array(d[2..<18]), major: be16(d, 18), minor: be16(d, 20),
+                                  measuredPower: Int8(bitPattern: d[22])))
+        }
+        // AltBeacon: be ac + id(20) + ref rssi(1) [+ reserved(1)].
+        if d.count >= 23, d.count <= 24, d[0] == 0xBE, d[1] == 0xAC {
+            return .altBeacon(.init(companyID: companyID, beaconID: Array(d[2..<22]), referenceRSSI: Int8(bitPattern: d[22]),
+                                    reserved: d.count == 24 ? d[23] : nil))
+        }
+        return nil
+    }
+
+    /// A beacon in one service-data block with a 16-bit service UUID. `data` follows the UUID.
+    public static func frame(serviceUUID16 uuid: UInt16, data: some RandomAccessCollection<UInt8>) -> BeaconFrame? {
+        guard uuid == eddystoneServiceUUID else { return nil }
+        return eddystone(Array(data))
+    }
+
+    /// An Eddystone frame (service data of 0xFEAA, from the frame-type byte on).
+    public static func eddystone(_ d: [UInt8]) -> BeaconFrame? {
+        guard let type = d.first else { return nil }
+        switch type {
+        case 0x00:
+            // 18 bytes without the two RFU bytes (older firmware drops them), 20 with.
+            guard d.count == 18 || d.count == 20 else { return nil }
+            return .eddystoneUID(.init(txPowerAt0m: Int8(bitPattern: d[1]), namespace: Array(d[2..<12]), instance: Array(d[12..<18])))
+        case 0x10:
+            guard d.count >= 4, d.count <= 20, let url = EddystoneURLCodec.decode(scheme: d[2], body: d[3...]) else { return nil }
+            return .eddystoneURL(.init(txPowerAt0m: Int8(bitPattern: d[1]), url: url))
+        case 0x20:
+            guard d.count >= 2 else { return nil }
+            if d[1] == 0x00, d.count == 14 {
+                let mv = Int(be16(d, 2))
+                let rawTemp = be16(d, 4)
+                return .eddystoneTLM(.init(version: 0, batteryMillivolts: mv == 0 ? nil : mv,
+                                           temperature: rawTemp == 0x8000 ? nil : Double(Int16(bitPattern: rawTemp)) / 256,
+                                           advertisingCount: be32(d, 6), uptimeTenths: be32(d, 10)))
+            }
+            if d[1] == 0x01, d.count == 18 {
+                return .eddystoneTLM(.init(version: 1, encrypted: Array(d[2..<18])))
+            }
+            return nil
+        case 0x30:
+            guard d.count == 10 else { return nil }
+            return .eddystoneEID(.init(txPowerAt0m: Int8(bitPattern: d[1]), ephemeralID: Array(d[2..<10])))
+        default:
+            return nil
+        }
+    }
+
+    /// The beacon identity of an advertisement's blocks, in the `obs.ble` wire form: the first
+    /// manufacturer block that is a beacon, else the first Eddystone service-data block.
+    /// Blocks whose hex does not parse are skipped.
+    public static func beacon(manufacturerData: [BLEAdvertisement.ManufacturerData],
+                              serviceData: [BLEAdvertisement.ServiceData]) -> BLEAdvertisement.Beacon? {
+        for m in manufacturerData {
+            guard m.companyID >= 0, m.companyID <= 0xFFFF, let bytes = Hex.bytes(m.data) else { continue }
+            if let f = frame(companyID: UInt16(m.companyID), data: bytes) { return f.beacon }
+        }
+        for s in serviceData where s.uuid == "feaa" || s.uuid == "0000feaa-0000-1000-8000-00805f9b34fb" {
+            if let bytes = Hex.bytes(s.data), let f = eddystone(bytes) { return f.beacon }
+        }
+        return nil
+    }
+
+    @inline(__always) static func be16(_ d: [UInt8], _ i: Int) -> UInt16 { UInt16(d[i]) << 8 | UInt16(d[i + 1]) }
+    @inline(__always) static func be32(_ d: [UInt8], _ i: Int) -> UInt32 {
+        UInt32(d[i]) << 24 | UInt32(d[i + 1]) << 16 | UInt32(d[i + 2]) << 8 | UInt32(d[i + 3])
+    }
+}
+
+extension BeaconFrame {
+    /// The `obs.ble` `beacon` object for this frame. TX power is converted to 1 m for Eddystone
+    /// (`eddystonePowerLossAt1m`), so `measured_power` means the same for every format.
+    public var beacon: BLEAdvertisement.Beacon {
+        switch self {
+        case .iBeacon(let b):
+            return .init(format: "ibeacon", uuid: Hex.uuidString(b.uuid), major: Int(b.major), minor: Int(b.minor),
+                         measuredPower: Int(b.measuredPower))
+        case .altBeacon(let b):
+            return .init(format: "altbeacon", beaconID: Hex.string(b.beaconID), measuredPower: Int(b.referenceRSSI))
+        case .eddystoneUID(let b):
+            return .init(format: "eddystone_uid", namespace: Hex.string(b.namespace), instance: Hex.string(b.instance),
+                         measuredPower: Int(b.txPowerAt0m) - eddystonePowerLossAt1m)
+        case .eddystoneURL(let b):
+            return .init(format: "eddystone_url", url: b.url, measuredPower: Int(b.txPowerAt0m) - eddystonePowerLossAt1m)
+        case .eddystoneTLM:
+            return .init(format: "eddystone_tlm")
+        case .eddystoneEID(let b):
+            return .init(format: "eddystone_eid", ephemeralID: Hex.string(b.ephemeralID),
+                         measuredPower: Int(b.txPowerAt0m) - eddystonePowerLossAt1m)
+        }
+    }
+}

@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Runs the Swift tests serially and, when any fail, repeats the failing tests' lines at the end:
+# CI keeps only the tail of a long log, and a failure 400 lines up is otherwise invisible there.
+set -uo pipefail
+SWIFT="${SWIFT:-swift}"
+log="$(mktemp "${TMPDIR:-/tmp}/locus-swift-test.XXXXXX")"
+trap 'rm -f "$log"' EXIT
+"$SWIFT" test --skip-build --no-parallel "$@" 2>&1 | tee "$log"
+status=${PIPESTATUS[0]}
+if [ "$status" -ne 0 ]; then
+    echo
+    echo "=== failing tests (repeated from above) ==="
+    # A recorded issue is followed by its indented detail lines; keep a few of them.
+    grep -A4 -E '✘|error:|Fatal error|Crash|signal [0-9]+' "$log" | grep -v '^--$' | tail -n 80
+    echo "=== swift test exited with status $status ==="
+fi
+exit "$status"

@@ -54,8 +54,20 @@ extension PluginRunner {
         inbox.accept(into: stream)
         // beginShutdown may have refused just before `accept`: refuse again so it sticks.
         if isShuttingDown || Task.isCancelled { inbox.refuse(Self.stoppingReason(plugin.id)) }
+        // Made before the service can publish anything, so no receipt is missed.
+        let acknowledgementTopics = service.acknowledgementTopics
+        let receipts = acknowledgementTopics.isEmpty ? nil : try bus.subscribe(acknowledgementTopics, for: plugin.id)
+        defer { receipts?.stop(drain: false) }
         var failure: (any Error)?
         await withTaskGroup(of: Void.self) { group in
+            if let receipts {
+                // No credit: receipts are few and must not wait behind the feed's backlog.
+                group.addTask { [id = plugin.id] in
+                    for await message in receipts.messages where message.envelope.producer == id {
+                        stream.yield(.acknowledgement(message))
+                    }
+                }
+            }
             group.addTask { [self] in
                 for await message in feed.messages {
                     await credit.acquire()
@@ -78,6 +90,8 @@ extension PluginRunner {
                         publish(output)
                     case .command(let command):
                         run(command, on: &service)
+                    case .acknowledgement(let message):
+                        try service.acknowledge(message)
                     }
                 }
             } catch {

@@ -6,6 +6,8 @@ import LocusCore
 enum ServiceInput: Sendable {
     case message(BusMessage)
     case command(PendingServiceCommand)
+    /// One of the service's own events back from the hub (`CommandableService.acknowledge`).
+    case acknowledgement(BusMessage)
 }
 
 /// Where control requests for one commandable service enter its input stream.

@@ -74,9 +74,11 @@ public struct RegionService: CommandableService {
 
     public var subscriptions: [String] {
         let fixes = configuration.sources.isEmpty ? ["obs.fix."] : configuration.sources.map { "obs.fix.\($0)" }
-        // Its own events come back through the hub: that acknowledges them in the outbox.
-        return fixes + ["clock.tick"] + (databasePath != nil ? ["region."] : [])
+        return fixes + ["clock.tick"]
     }
+
+    /// Its own events come back through the hub: that acknowledges them in the outbox.
+    public var acknowledgementTopics: [String] { databasePath != nil ? ["region."] : [] }
 
     public var produces: [String] { ["region.enter.", "region.exit.", "region.dwell.", "region.state."] }
 
@@ -93,10 +95,6 @@ public struct RegionService: CommandableService {
 
     public mutating func receive(_ message: BusMessage, output: inout ServiceOutput) throws {
         try openIfNeeded(&output)
-        if message.topic.hasPrefix("region.") {
-            if message.envelope.producer == id { try acknowledge(message) }
-            return
-        }
         if let fence = processedThrough {
             if message.time <= fence {
                 counters.skippedAfterRestart += 1
@@ -152,8 +150,8 @@ public struct RegionService: CommandableService {
         for e in events { Self.emit(e.kind, e.body, at: time, to: &output) }
     }
 
-    private mutating func acknowledge(_ message: BusMessage) throws {
-        guard let store, let at = awaitingEcho.firstIndex(where: { $0.topic == message.topic && $0.time == message.time }) else { return }
+    public mutating func acknowledge(_ message: BusMessage) throws {
+        guard message.envelope.producer == id, let store, let at = awaitingEcho.firstIndex(where: { $0.topic == message.topic && $0.time == message.time }) else { return }
         // Events before it that never came back were dropped on the way (a full queue): they
         // were not delivered either, and are not published again.
         let oid = awaitingEcho[at].id

@@ -2,6 +2,9 @@ import LocusCore
 
 /// Decodes beacon frames (iBeacon, AltBeacon, Eddystone) from manufacturer-specific and service
 /// data. Never traps: a block that is too short, too long or of another kind yields nil.
+///
+/// The work is done on `UnsafeBufferPointer`s (no copy of the input); the collection-taking
+/// forms are conveniences over them.
 public enum BeaconDecoder {
     /// Apple's company id.
     public static let appleCompanyID: UInt16 = 0x004C
@@ -10,14 +13,12 @@ public enum BeaconDecoder {
 
     /// A beacon in one manufacturer-data block. `data` is what follows the company id.
     public static func frame(companyID: UInt16, data: some RandomAccessCollection<UInt8>) -> BeaconFrame? {
-        let d = Array(data)
-        // iBeacon: 02 15 + uuid(16) major(2) minor(2) power(1) = 23 bytes. Some emitters append
-        // bytes after the frame (the Cypress sensor beacon packs readings there); the frame is
-        // still the first 23 bytes, so longer data is accepted.
-        if companyID == appleCompanyID, d.count >= 23, d[0] == 0x02, d[1] == 0x15 {
-            return .iBeacon(.init(uuid: Array(d[2..<18]), major: be16(d, 18), minor: be16(d, 20),
-                                  measuredPower: Int8(bitPattern: d[22])))
-        }
+        withBuffer(data) { frame(companyID: companyID, bytes: $0) }
+    }
+
+    /// A beacon in one manufacturer-data block (`bytes` follow the company id).
+    public static func frame(companyID: UInt16, bytes d: UnsafeBufferPointer<UInt8>) -> BeaconFrame? {
+        if companyID == appleCompanyID, let b = iBeaconLayout(bytes: d) { return .iBeacon(b) }
         // AltBeacon: be ac + id(20) + ref rssi(1) [+ reserved(1)].
         if d.count >= 23, d.count <= 24, d[0] == 0xBE, d[1] == 0xAC {
             return .altBeacon(.init(companyID: companyID, beaconID: Array(d[2..<22]), referenceRSSI: Int8(bitPattern: d[22]),
@@ -26,14 +27,33 @@ public enum BeaconDecoder {
         return nil
     }
 
+    /// The iBeacon layout (`02 15` uuid(16) major(2) minor(2) power(1)) whatever the company id.
+    /// Only Apple's (0x004C) is an iBeacon; other vendors reuse the layout (WinBeacon's tests do),
+    /// so this is exposed for callers that want to read it anyway.
+    public static func iBeaconLayout(data: some RandomAccessCollection<UInt8>) -> BeaconFrame.IBeacon? {
+        withBuffer(data) { iBeaconLayout(bytes: $0) }
+    }
+
+    static func iBeaconLayout(bytes d: UnsafeBufferPointer<UInt8>) -> BeaconFrame.IBeacon? {
+        // 23 bytes. Some emitters append bytes after the frame (the Cypress sensor beacon packs
+        // readings there); the frame is still the first 23 bytes, so longer data is accepted.
+        guard d.count >= 23, d[0] == 0x02, d[1] == 0x15 else { return nil }
+        return .init(uuid: Array(d[2..<18]), major: be16(d, 18), minor: be16(d, 20), measuredPower: Int8(bitPattern: d[22]))
+    }
+
     /// A beacon in one service-data block with a 16-bit service UUID. `data` follows the UUID.
     public static func frame(serviceUUID16 uuid: UInt16, data: some RandomAccessCollection<UInt8>) -> BeaconFrame? {
         guard uuid == eddystoneServiceUUID else { return nil }
-        return eddystone(Array(data))
+        return withBuffer(data) { eddystone(bytes: $0) }
     }
 
     /// An Eddystone frame (service data of 0xFEAA, from the frame-type byte on).
     public static func eddystone(_ d: [UInt8]) -> BeaconFrame? {
+        d.withUnsafeBufferPointer { eddystone(bytes: $0) }
+    }
+
+    /// An Eddystone frame from the frame-type byte on.
+    public static func eddystone(bytes d: UnsafeBufferPointer<UInt8>) -> BeaconFrame? {
         guard let type = d.first else { return nil }
         switch type {
         case 0x00:
@@ -41,18 +61,21 @@ public enum BeaconDecoder {
             guard d.count == 18 || d.count == 20 else { return nil }
             return .eddystoneUID(.init(txPowerAt0m: Int8(bitPattern: d[1]), namespace: Array(d[2..<12]), instance: Array(d[12..<18])))
         case 0x10:
+            // Scheme byte plus 1–17 encoded bytes.
             guard d.count >= 4, d.count <= 20, let url = EddystoneURLCodec.decode(scheme: d[2], body: d[3...]) else { return nil }
             return .eddystoneURL(.init(txPowerAt0m: Int8(bitPattern: d[1]), url: url))
         case 0x20:
-            guard d.count >= 2 else { return nil }
-            if d[1] == 0x00, d.count == 14 {
+            // The length tells plain (14 bytes) from encrypted (18) TLM: an ETLM cannot be 14
+            // bytes, so a 14-byte frame is read as plain whatever its version byte says (the
+            // AltBeacon library's test frame has version 1); the version is kept as sent.
+            if d.count == 14 {
                 let mv = Int(be16(d, 2))
                 let rawTemp = be16(d, 4)
-                return .eddystoneTLM(.init(version: 0, batteryMillivolts: mv == 0 ? nil : mv,
+                return .eddystoneTLM(.init(version: d[1], batteryMillivolts: mv == 0 ? nil : mv,
                                            temperature: rawTemp == 0x8000 ? nil : Double(Int16(bitPattern: rawTemp)) / 256,
                                            advertisingCount: be32(d, 6), uptimeTenths: be32(d, 10)))
             }
-            if d[1] == 0x01, d.count == 18 {
+            if d.count == 18, d[1] == 0x01 {
                 return .eddystoneTLM(.init(version: 1, encrypted: Array(d[2..<18])))
             }
             return nil
@@ -79,8 +102,14 @@ public enum BeaconDecoder {
         return nil
     }
 
-    @inline(__always) static func be16(_ d: [UInt8], _ i: Int) -> UInt16 { UInt16(d[i]) << 8 | UInt16(d[i + 1]) }
-    @inline(__always) static func be32(_ d: [UInt8], _ i: Int) -> UInt32 {
+    @inline(__always) static func withBuffer<R>(_ data: some RandomAccessCollection<UInt8>,
+                                                _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+        if let r = data.withContiguousStorageIfAvailable(body) { return r }
+        return Array(data).withUnsafeBufferPointer(body)
+    }
+
+    @inline(__always) static func be16(_ d: UnsafeBufferPointer<UInt8>, _ i: Int) -> UInt16 { UInt16(d[i]) << 8 | UInt16(d[i + 1]) }
+    @inline(__always) static func be32(_ d: UnsafeBufferPointer<UInt8>, _ i: Int) -> UInt32 {
         UInt32(d[i]) << 24 | UInt32(d[i + 1]) << 16 | UInt32(d[i + 2]) << 8 | UInt32(d[i + 3])
     }
 }
@@ -88,6 +117,8 @@ public enum BeaconDecoder {
 extension BeaconFrame {
     /// The `obs.ble` `beacon` object for this frame. TX power is converted to 1 m for Eddystone
     /// (`eddystonePowerLossAt1m`), so `measured_power` means the same for every format.
+    /// Plain TLM carries its telemetry (uptime in seconds = SEC_CNT / 10); encrypted TLM only
+    /// says it is encrypted.
     public var beacon: BLEAdvertisement.Beacon {
         switch self {
         case .iBeacon(let b):
@@ -100,8 +131,10 @@ extension BeaconFrame {
                          measuredPower: Int(b.txPowerAt0m) - eddystonePowerLossAt1m)
         case .eddystoneURL(let b):
             return .init(format: "eddystone_url", url: b.url, measuredPower: Int(b.txPowerAt0m) - eddystonePowerLossAt1m)
-        case .eddystoneTLM:
-            return .init(format: "eddystone_tlm")
+        case .eddystoneTLM(let t):
+            if t.encrypted != nil { return .init(format: "eddystone_tlm", encrypted: true) }
+            return .init(format: "eddystone_tlm", batteryMillivolts: t.batteryMillivolts, temperature: t.temperature,
+                         advertisingCount: t.advertisingCount.map(Int.init), uptime: t.uptimeTenths.map { Double($0) / 10 })
         case .eddystoneEID(let b):
             return .init(format: "eddystone_eid", ephemeralID: Hex.string(b.ephemeralID),
                          measuredPower: Int(b.txPowerAt0m) - eddystonePowerLossAt1m)

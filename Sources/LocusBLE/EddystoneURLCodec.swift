@@ -1,5 +1,5 @@
 /// Eddystone-URL's compression (also UriBeacon's): a scheme-prefix byte, then printable ASCII
-/// with single bytes standing for common domain endings.
+/// with single bytes standing for common domain endings (Eddystone spec, eddystone-url/README.md).
 public enum EddystoneURLCodec {
     public static let schemes = ["http://www.", "https://www.", "http://", "https://"]
     public static let expansions = [".com/", ".org/", ".edu/", ".net/", ".info/", ".biz/", ".gov/",
@@ -15,5 +15,37 @@ public enum EddystoneURLCodec {
             else { return nil }
         }
         return url
+    }
+
+    /// The scheme byte and encoded body of `url`, or nil if it has no known scheme or a
+    /// character that cannot be sent (outside 0x21–0x7e). Scheme and host are lower-cased
+    /// (they are case-insensitive); the path keeps its case. Expansions are taken greedily in
+    /// table order, so `.com/` wins over `.com`. The result may exceed the 17 bytes a frame holds.
+    public static func encode(_ url: String) -> (scheme: UInt8, body: [UInt8])? {
+        let u = Array(url.utf8)
+        guard let sep = url.range(of: "://").map({ url.utf8.distance(from: url.utf8.startIndex, to: $0.upperBound.samePosition(in: url.utf8)!) })
+        else { return nil }
+        var hostEnd = sep
+        while hostEnd < u.count, u[hostEnd] != UInt8(ascii: "/") { hostEnd += 1 }
+        let lowered = u[..<hostEnd].map { $0 >= 0x41 && $0 <= 0x5A ? $0 + 0x20 : $0 } + u[hostEnd...]
+        // Longest scheme first: "http://www." before "http://".
+        var scheme: UInt8?
+        var i = 0
+        for (code, s) in schemes.enumerated().sorted(by: { $0.element.utf8.count > $1.element.utf8.count }) {
+            let sb = Array(s.utf8)
+            if lowered.starts(with: sb) { scheme = UInt8(code); i = sb.count; break }
+        }
+        guard let scheme else { return nil }
+        let expansionBytes = expansions.map { Array($0.utf8) }
+        var body: [UInt8] = []
+        outer: while i < lowered.count {
+            for (code, e) in expansionBytes.enumerated() where lowered[i...].starts(with: e) {
+                body.append(UInt8(code)); i += e.count
+                continue outer
+            }
+            guard lowered[i] > 0x20, lowered[i] < 0x7F else { return nil }
+            body.append(lowered[i]); i += 1
+        }
+        return (scheme, body)
     }
 }

@@ -65,19 +65,12 @@ public enum BeaconDecoder {
             guard d.count >= 4, d.count <= 20, let url = EddystoneURLCodec.decode(scheme: d[2], body: d[3...]) else { return nil }
             return .eddystoneURL(.init(txPowerAt0m: Int8(bitPattern: d[1]), url: url))
         case 0x20:
-            // The length tells plain (14 bytes) from encrypted (18) TLM: an ETLM cannot be 14
-            // bytes, so a 14-byte frame is read as plain whatever its version byte says (the
-            // AltBeacon library's test frame has version 1); the version is kept as sent.
-            if d.count == 14 {
-                let mv = Int(be16(d, 2))
-                let rawTemp = be16(d, 4)
-                return .eddystoneTLM(.init(version: d[1], batteryMillivolts: mv == 0 ? nil : mv,
-                                           temperature: rawTemp == 0x8000 ? nil : Double(Int16(bitPattern: rawTemp)) / 256,
-                                           advertisingCount: be32(d, 6), uptimeTenths: be32(d, 10)))
-            }
-            if d.count == 18, d[1] == 0x01 {
-                return .eddystoneTLM(.init(version: 1, encrypted: Array(d[2..<18])))
-            }
+            guard d.count >= 2 else { return nil }
+            // The version byte decides (spec: 0x00 plain, 14 bytes; 0x01 encrypted, 18 bytes).
+            // A frame whose length does not fit its version is rejected rather than guessed at:
+            // reading a cut ETLM as plain would publish its ciphertext as telemetry.
+            if d[1] == 0x00, d.count == 14 { return .eddystoneTLM(plainTLM(d)) }
+            if d[1] == 0x01, d.count == 18 { return .eddystoneTLM(.init(version: 1, encrypted: Array(d[2..<18]))) }
             return nil
         case 0x30:
             guard d.count == 10 else { return nil }
@@ -85,6 +78,22 @@ public enum BeaconDecoder {
         default:
             return nil
         }
+    }
+
+    /// The plain TLM layout of a 14-byte TLM frame whatever its version byte (kept as sent).
+    /// `eddystone` only reads version 0 this way; this is for callers whose beacons mislabel
+    /// plain frames (the AltBeacon library's test frame says version 1).
+    public static func tlmLayout(_ d: [UInt8]) -> BeaconFrame.EddystoneTLM? {
+        guard d.count == 14, d[0] == 0x20 else { return nil }
+        return d.withUnsafeBufferPointer { plainTLM($0) }
+    }
+
+    static func plainTLM(_ d: UnsafeBufferPointer<UInt8>) -> BeaconFrame.EddystoneTLM {
+        let mv = Int(be16(d, 2))
+        let rawTemp = be16(d, 4)
+        return .init(version: d[1], batteryMillivolts: mv == 0 ? nil : mv,
+                     temperature: rawTemp == 0x8000 ? nil : Double(Int16(bitPattern: rawTemp)) / 256,
+                     advertisingCount: be32(d, 6), uptimeTenths: be32(d, 10))
     }
 
     /// The beacon identity of an advertisement's blocks, in the `obs.ble` wire form: the first

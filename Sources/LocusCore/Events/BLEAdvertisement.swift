@@ -126,8 +126,8 @@ public struct BLEAdvertisement: Payload, Equatable {
             w.field("beacon_id", b.beaconID); w.field("namespace", b.namespace); w.field("instance", b.instance)
             w.field("url", b.url); w.field("ephemeral_id", b.ephemeralID); w.field("measured_power", b.measuredPower)
             w.field("battery_mv", b.batteryMillivolts)
-            // 8.8 fixed point: steps of 1/256 °C, so 4 digits keep it to within 0.0001.
-            w.field("temperature", b.temperature, fractionDigits: 4)
+            // 8.8 fixed point: k/256 °C has at most 8 fraction digits, so 8 write it exactly.
+            w.field("temperature", b.temperature, fractionDigits: 8)
             w.field("advertising_count", b.advertisingCount)
             w.field("uptime", b.uptime, fractionDigits: 1)
             w.field("encrypted", b.encrypted)

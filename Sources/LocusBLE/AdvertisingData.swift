@@ -42,9 +42,9 @@ public struct AdvertisingData: Sendable, Equatable {
     /// The input, unchanged.
     public let bytes: [UInt8]
     /// Well-formed structures (any type, including 0x00 and unknown ones).
-    public private(set) var structureCount = 0
+    public private(set) var structureCount: Int
     /// Structures of a known type skipped for their size.
-    public private(set) var malformedCount = 0
+    public private(set) var malformedCount: Int
     /// The structure that ran past the end of `bytes`, if any; parsing stopped there.
     public private(set) var truncated: Structure?
     /// Flags (AD type 0x01), first byte.
@@ -55,19 +55,31 @@ public struct AdvertisingData: Sendable, Equatable {
     public private(set) var completeNameRange: Range<Int>?
     public private(set) var shortenedNameRange: Range<Int>?
     /// Whether any service-UUID list was marked incomplete (types 0x02, 0x04, 0x06).
-    public private(set) var hasIncompleteServiceUUIDList = false
+    public private(set) var hasIncompleteServiceUUIDList: Bool
     /// The beacon: the first manufacturer block that is an iBeacon or AltBeacon, else the first
     /// Eddystone service-data block that decodes (the order `BeaconDecoder.beacon` uses).
     public private(set) var beacon: BeaconFrame?
 
     /// Parses `bytes`. Never traps.
     public init(_ bytes: [UInt8]) {
+        // The scan returns plain values only (no references), so nothing is retained or
+        // copied through the closure; the beacon frame, which holds arrays, is built after it.
+        // Every stored property is assigned exactly once, at the end: mutating `self` after it
+        // is complete made the compiler copy the whole value (retaining its arrays) on return.
+        let s = bytes.withUnsafeBufferPointer(Self.scan)
+        var frame: BeaconFrame?
+        if let kind = s.beaconKind {
+            let r = s.beaconRange
+            frame = bytes.withUnsafeBufferPointer { BeaconDecoder.build(kind, companyID: s.company, UnsafeBufferPointer(rebasing: $0[r])) }
+        }
+        self.init(bytes: bytes, scan: s, beacon: frame)
+    }
+
+    private init(bytes: [UInt8], scan s: Scan, beacon: BeaconFrame?) {
         self.bytes = bytes
-        var s = Summary()
-        bytes.withUnsafeBufferPointer { Self.summarize($0, into: &s) }
         structureCount = s.count; malformedCount = s.malformed; truncated = s.truncated; flags = s.flags
         txPowerLevel = s.txPower; completeNameRange = s.complete; shortenedNameRange = s.shortened
-        hasIncompleteServiceUUIDList = s.incompleteList; beacon = s.manufacturerBeacon ?? s.eddystone
+        hasIncompleteServiceUUIDList = s.incompleteList; self.beacon = beacon
     }
 
     /// Parses a copy of the bytes at `buffer`.
@@ -135,17 +147,6 @@ public struct AdvertisingData: Sendable, Equatable {
 
     // MARK: walking
 
-    /// What one pass over the bytes finds.
-    struct Summary {
-        var count = 0, malformed = 0
-        var truncated: Structure?
-        var flags: UInt8?
-        var txPower: Int8?
-        var complete: Range<Int>?, shortened: Range<Int>?
-        var incompleteList = false
-        var manufacturerBeacon: BeaconFrame?, eddystone: BeaconFrame?
-    }
-
     /// Calls `body` for each well-formed structure; returns the truncated one, if any.
     @discardableResult
     func walk(_ body: (Structure) -> Void) -> Structure? {
@@ -171,11 +172,40 @@ public struct AdvertisingData: Sendable, Equatable {
         return nil
     }
 
-    static func summarize(_ p: UnsafeBufferPointer<UInt8>, into s: inout Summary) {
-        s.truncated = walk(p) { st in
+    /// What one pass finds: plain values only.
+    struct Scan {
+        var count = 0, malformed = 0
+        var truncated: Structure?
+        var flags: UInt8?
+        var txPower: Int8?
+        var complete: Range<Int>?, shortened: Range<Int>?
+        var incompleteList = false
+        var beaconKind: BeaconDecoder.FrameKind?
+        var beaconRange = 0..<0
+        var company: UInt16 = 0
+    }
+
+    /// One pass over the bytes. A plain loop rather than `walk` with a closure: this is the hot
+    /// path (`locus-bench ble`).
+    static func scan(_ p: UnsafeBufferPointer<UInt8>) -> Scan {
+        var s = Scan()
+        var i = 0
+        let n = p.count
+        var beaconIsManufacturer = false
+        while i < n {
+            let len = Int(p[i])
+            if len == 0 { i += 1; continue } // padding
+            let end = i + 1 + len
+            if end > n {
+                let type = i + 1 < n ? p[i + 1] : 0
+                s.truncated = Structure(type: type, range: i..<n, valueRange: min(i + 2, n)..<n)
+                return s
+            }
             s.count += 1
-            let v = st.valueRange
-            switch st.type {
+            let v = (i + 2)..<end
+            let type = p[i + 1]
+            i = end
+            switch type {
             case ADType.flags:
                 if v.isEmpty { s.malformed += 1 } else if s.flags == nil { s.flags = p[v.lowerBound] }
             case ADType.txPowerLevel:
@@ -185,20 +215,26 @@ public struct AdvertisingData: Sendable, Equatable {
             case ADType.shortenedLocalName:
                 if !v.isEmpty, s.shortened == nil { s.shortened = v }
             case 0x02...0x07:
-                let w = ADType.uuidWidth(st.type)!
+                let w = type <= 0x03 ? 2 : type <= 0x05 ? 4 : 16
                 if v.count % w != 0 { s.malformed += 1 }
-                if st.type & 1 == 0 { s.incompleteList = true }
+                if type & 1 == 0 { s.incompleteList = true }
             case ADType.manufacturerSpecific:
-                guard v.count >= 2 else { s.malformed += 1; return }
-                if s.manufacturerBeacon == nil {
+                guard v.count >= 2 else { s.malformed += 1; continue }
+                if !beaconIsManufacturer {
                     let company = UInt16(p[v.lowerBound]) | UInt16(p[v.lowerBound + 1]) << 8
-                    s.manufacturerBeacon = BeaconDecoder.frame(companyID: company,
-                                                               bytes: UnsafeBufferPointer(rebasing: p[(v.lowerBound + 2)..<v.upperBound]))
+                    let data = (v.lowerBound + 2)..<v.upperBound
+                    if let k = BeaconDecoder.manufacturerKind(companyID: company, UnsafeBufferPointer(rebasing: p[data])) {
+                        s.beaconKind = k; s.beaconRange = data; s.company = company
+                        beaconIsManufacturer = true
+                    }
                 }
             case ADType.serviceData16:
-                guard v.count >= 2 else { s.malformed += 1; return }
-                if s.eddystone == nil, s.manufacturerBeacon == nil, p[v.lowerBound] == 0xAA, p[v.lowerBound + 1] == 0xFE {
-                    s.eddystone = BeaconDecoder.eddystone(bytes: UnsafeBufferPointer(rebasing: p[(v.lowerBound + 2)..<v.upperBound]))
+                guard v.count >= 2 else { s.malformed += 1; continue }
+                if s.beaconKind == nil, p[v.lowerBound] == 0xAA, p[v.lowerBound + 1] == 0xFE {
+                    let data = (v.lowerBound + 2)..<v.upperBound
+                    if let k = BeaconDecoder.eddystoneKind(UnsafeBufferPointer(rebasing: p[data])) {
+                        s.beaconKind = k; s.beaconRange = data
+                    }
                 }
             case ADType.serviceData32:
                 if v.count < 4 { s.malformed += 1 }
@@ -208,5 +244,6 @@ public struct AdvertisingData: Sendable, Equatable {
                 break
             }
         }
+        return s
     }
 }

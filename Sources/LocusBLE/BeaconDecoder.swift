@@ -18,13 +18,7 @@ public enum BeaconDecoder {
 
     /// A beacon in one manufacturer-data block (`bytes` follow the company id).
     public static func frame(companyID: UInt16, bytes d: UnsafeBufferPointer<UInt8>) -> BeaconFrame? {
-        if companyID == appleCompanyID, let b = iBeaconLayout(bytes: d) { return .iBeacon(b) }
-        // AltBeacon: be ac + id(20) + ref rssi(1) [+ reserved(1)].
-        if d.count >= 23, d.count <= 24, d[0] == 0xBE, d[1] == 0xAC {
-            return .altBeacon(.init(companyID: companyID, beaconID: Array(d[2..<22]), referenceRSSI: Int8(bitPattern: d[22]),
-                                    reserved: d.count == 24 ? d[23] : nil))
-        }
-        return nil
+        manufacturerKind(companyID: companyID, d).map { build($0, companyID: companyID, d) }
     }
 
     /// The iBeacon layout (`02 15` uuid(16) major(2) minor(2) power(1)) whatever the company id.
@@ -35,10 +29,74 @@ public enum BeaconDecoder {
     }
 
     static func iBeaconLayout(bytes d: UnsafeBufferPointer<UInt8>) -> BeaconFrame.IBeacon? {
-        // 23 bytes. Some emitters append bytes after the frame (the Cypress sensor beacon packs
-        // readings there); the frame is still the first 23 bytes, so longer data is accepted.
-        guard d.count >= 23, d[0] == 0x02, d[1] == 0x15 else { return nil }
+        guard isIBeaconLayout(d) else { return nil }
         return .init(uuid: Array(d[2..<18]), major: be16(d, 18), minor: be16(d, 20), measuredPower: Int8(bitPattern: d[22]))
+    }
+
+    /// 23 bytes `02 15 …`. Some emitters append bytes after the frame (the Cypress sensor beacon
+    /// packs readings there); the frame is still the first 23 bytes, so longer data is accepted.
+    @inline(__always) static func isIBeaconLayout(_ d: UnsafeBufferPointer<UInt8>) -> Bool {
+        d.count >= 23 && d[0] == 0x02 && d[1] == 0x15
+    }
+
+    /// Which frame a block holds, decided without building it (`AdvertisingData` detects while
+    /// scanning and builds once).
+    enum FrameKind { case iBeacon, altBeacon, eddystoneUID, eddystoneURL, plainTLM, encryptedTLM, eddystoneEID }
+
+    /// The frame kind of manufacturer data (after the company id), or nil.
+    @inline(__always) static func manufacturerKind(companyID: UInt16, _ d: UnsafeBufferPointer<UInt8>) -> FrameKind? {
+        if companyID == appleCompanyID, isIBeaconLayout(d) { return .iBeacon }
+        // AltBeacon: be ac + id(20) + ref rssi(1) [+ reserved(1)].
+        if d.count >= 23, d.count <= 24, d[0] == 0xBE, d[1] == 0xAC { return .altBeacon }
+        return nil
+    }
+
+    /// The frame kind of Eddystone service data (from the frame-type byte on), or nil.
+    static func eddystoneKind(_ d: UnsafeBufferPointer<UInt8>) -> FrameKind? {
+        guard d.count >= 2 else { return nil }
+        switch d[0] {
+        case 0x00:
+            // 18 bytes without the two RFU bytes (older firmware drops them), 20 with.
+            return d.count == 18 || d.count == 20 ? .eddystoneUID : nil
+        case 0x10:
+            // Scheme byte plus 1–17 encoded bytes, none of them reserved.
+            guard d.count >= 4, d.count <= 20, Int(d[2]) < EddystoneURLCodec.schemes.count else { return nil }
+            for b in d[3...] where b >= 0x0E && (b <= 0x20 || b >= 0x7F) { return nil }
+            return .eddystoneURL
+        case 0x20:
+            // The version byte decides (spec: 0x00 plain, 14 bytes; 0x01 encrypted, 18 bytes).
+            // A frame whose length does not fit its version is rejected rather than guessed at:
+            // reading a cut ETLM as plain would publish its ciphertext as telemetry.
+            if d[1] == 0x00, d.count == 14 { return .plainTLM }
+            if d[1] == 0x01, d.count == 18 { return .encryptedTLM }
+            return nil
+        case 0x30:
+            return d.count == 10 ? .eddystoneEID : nil
+        default:
+            return nil
+        }
+    }
+
+    /// Builds the frame of `kind` from `d`, which `manufacturerKind`/`eddystoneKind` accepted as such.
+    static func build(_ kind: FrameKind, companyID: UInt16, _ d: UnsafeBufferPointer<UInt8>) -> BeaconFrame {
+        switch kind {
+        case .iBeacon:
+            return .iBeacon(.init(uuid: Array(d[2..<18]), major: be16(d, 18), minor: be16(d, 20), measuredPower: Int8(bitPattern: d[22])))
+        case .altBeacon:
+            return .altBeacon(.init(companyID: companyID, beaconID: Array(d[2..<22]), referenceRSSI: Int8(bitPattern: d[22]),
+                                    reserved: d.count == 24 ? d[23] : nil))
+        case .eddystoneUID:
+            return .eddystoneUID(.init(txPowerAt0m: Int8(bitPattern: d[1]), namespace: Array(d[2..<12]), instance: Array(d[12..<18])))
+        case .eddystoneURL:
+            // Validated by eddystoneKind, so decode succeeds.
+            return .eddystoneURL(.init(txPowerAt0m: Int8(bitPattern: d[1]), url: EddystoneURLCodec.decode(scheme: d[2], body: d[3...]) ?? ""))
+        case .plainTLM:
+            return .eddystoneTLM(plainTLM(d))
+        case .encryptedTLM:
+            return .eddystoneTLM(.init(version: 1, encrypted: Array(d[2..<18])))
+        case .eddystoneEID:
+            return .eddystoneEID(.init(txPowerAt0m: Int8(bitPattern: d[1]), ephemeralID: Array(d[2..<10])))
+        }
     }
 
     /// A beacon in one service-data block with a 16-bit service UUID. `data` follows the UUID.
@@ -54,30 +112,7 @@ public enum BeaconDecoder {
 
     /// An Eddystone frame from the frame-type byte on.
     public static func eddystone(bytes d: UnsafeBufferPointer<UInt8>) -> BeaconFrame? {
-        guard let type = d.first else { return nil }
-        switch type {
-        case 0x00:
-            // 18 bytes without the two RFU bytes (older firmware drops them), 20 with.
-            guard d.count == 18 || d.count == 20 else { return nil }
-            return .eddystoneUID(.init(txPowerAt0m: Int8(bitPattern: d[1]), namespace: Array(d[2..<12]), instance: Array(d[12..<18])))
-        case 0x10:
-            // Scheme byte plus 1–17 encoded bytes.
-            guard d.count >= 4, d.count <= 20, let url = EddystoneURLCodec.decode(scheme: d[2], body: d[3...]) else { return nil }
-            return .eddystoneURL(.init(txPowerAt0m: Int8(bitPattern: d[1]), url: url))
-        case 0x20:
-            guard d.count >= 2 else { return nil }
-            // The version byte decides (spec: 0x00 plain, 14 bytes; 0x01 encrypted, 18 bytes).
-            // A frame whose length does not fit its version is rejected rather than guessed at:
-            // reading a cut ETLM as plain would publish its ciphertext as telemetry.
-            if d[1] == 0x00, d.count == 14 { return .eddystoneTLM(plainTLM(d)) }
-            if d[1] == 0x01, d.count == 18 { return .eddystoneTLM(.init(version: 1, encrypted: Array(d[2..<18]))) }
-            return nil
-        case 0x30:
-            guard d.count == 10 else { return nil }
-            return .eddystoneEID(.init(txPowerAt0m: Int8(bitPattern: d[1]), ephemeralID: Array(d[2..<10])))
-        default:
-            return nil
-        }
+        eddystoneKind(d).map { build($0, companyID: 0, d) }
     }
 
     /// The plain TLM layout of a 14-byte TLM frame whatever its version byte (kept as sent).

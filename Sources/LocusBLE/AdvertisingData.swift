@@ -42,30 +42,31 @@ public struct AdvertisingData: Sendable, Equatable {
     /// The input, unchanged.
     public let bytes: [UInt8]
     /// Well-formed structures (any type, including 0x00 and unknown ones).
-    public private(set) var structureCount: Int
+    public let structureCount: Int
     /// Structures of a known type skipped for their size.
-    public private(set) var malformedCount: Int
+    public let malformedCount: Int
     /// The structure that ran past the end of `bytes`, if any; parsing stopped there.
-    public private(set) var truncated: Structure?
+    public let truncated: Structure?
     /// Flags (AD type 0x01), first byte.
-    public private(set) var flags: UInt8?
+    public let flags: UInt8?
     /// TX power level (AD type 0x0A), dBm.
-    public private(set) var txPowerLevel: Int8?
+    public let txPowerLevel: Int8?
     /// Value ranges of the first complete (0x09) and shortened (0x08) non-empty local names.
-    public private(set) var completeNameRange: Range<Int>?
-    public private(set) var shortenedNameRange: Range<Int>?
+    public let completeNameRange: Range<Int>?
+    public let shortenedNameRange: Range<Int>?
     /// Whether any service-UUID list was marked incomplete (types 0x02, 0x04, 0x06).
-    public private(set) var hasIncompleteServiceUUIDList: Bool
+    public let hasIncompleteServiceUUIDList: Bool
     /// The beacon: the first manufacturer block that is an iBeacon or AltBeacon, else the first
     /// Eddystone service-data block that decodes (the order `BeaconDecoder.beacon` uses).
-    public private(set) var beacon: BeaconFrame?
+    public let beacon: BeaconFrame?
 
     /// Parses `bytes`. Never traps.
     public init(_ bytes: [UInt8]) {
         // The scan returns plain values only (no references), so nothing is retained or
         // copied through the closure; the beacon frame, which holds arrays, is built after it.
-        // Every stored property is assigned exactly once, at the end: mutating `self` after it
-        // is complete made the compiler copy the whole value (retaining its arrays) on return.
+        // The stored properties are `let`s assigned once: as `var`s (optionals start as nil,
+        // then get assigned) the compiler copied the whole value on return, retaining and
+        // releasing its arrays; that cost as much as the parsing (`locus-bench ble`).
         let s = bytes.withUnsafeBufferPointer(Self.scan)
         var frame: BeaconFrame?
         if let kind = s.beaconKind {

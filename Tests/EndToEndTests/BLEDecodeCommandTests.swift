@@ -92,6 +92,12 @@ import Testing
         #expect(bad.stderr.contains("bad_lines=1") && bad.stderr.contains("truncated_structures=2"))
     }
 
+    @Test func replayRefusesBLELines() async throws {
+        let r = try await runToEnd(E2E.binary, ["replay", Self.input, "--format", "ble"], directory: E2E.repoRoot)
+        #expect(r.status == 2)
+        #expect(r.stderr.contains("locus replay does not read BLE lines"))
+    }
+
     static func time(_ line: String) -> String {
         guard let o = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
               let e = o["envelope"] as? [String: Any] else { return "" }

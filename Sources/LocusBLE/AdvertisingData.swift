@@ -2,9 +2,9 @@
 /// sender. Built from the raw bytes of an advertising PDU, optionally followed by the scan
 /// response (as Android's `ScanRecord.getBytes()` and BlueZ's HCI reports give them).
 ///
-/// `init(_:)` walks the bytes once, without allocating, and keeps offsets into `bytes`; the list
-/// properties (`serviceUUIDs`, `manufacturerData`, `serviceData`, `structures`) walk them again
-/// when asked. Corrupt input never traps; the policy (README, "Corrupt advertising data") is:
+/// `init(_:)` walks the bytes once and keeps offsets into `bytes`; only a detected beacon's
+/// frame allocates. The list properties (`serviceUUIDs`, `manufacturerData`, `serviceData`,
+/// `structures`) walk the bytes again when asked. Corrupt input never traps; the policy (README, "Corrupt advertising data") is:
 /// - a zero length byte is padding: it is skipped and parsing goes on (a zero-padded PDU is
 ///   often followed by its scan response);
 /// - a structure whose length runs past the end stops parsing: it is not interpreted, but kept

@@ -7,6 +7,7 @@ usage: locus-bench hub N            fix messages through the hub to an ipc subsc
        locus-bench codec N          encode / decode / hub-validate N fix envelopes
        locus-bench validate N       only the hub's validation (for profiling)
        locus-bench nmea FILE [R]    the NMEA decoder alone over FILE, best of R (default 3) repeats
+       locus-bench ble FILE [N] [R]  AD payload decoding (hex lines in FILE), N ads per set (default 5M), best of R (default 3)
        locus-bench geofence DIR [C] RegionIndex + exact tests on geofence_bench.py's data in DIR (C: cell degrees, default 0.004)
 """
 
@@ -33,6 +34,11 @@ do {
         let repeats = arguments.count > 3 ? parseCount(arguments[3]) : 3
         guard let repeats else { throw BenchError.usage }
         try NMEABench.run(path: arguments[2], repeats: repeats)
+    case "ble":
+        let n = arguments.count > 3 ? parseCount(arguments[3]) : 5_000_000
+        let repeats = arguments.count > 4 ? parseCount(arguments[4]) : 3
+        guard let n, let repeats else { throw BenchError.usage }
+        try BLEBench.run(path: arguments[2], count: n, repeats: repeats)
     case "geofence":
         let cell = arguments.count > 3 ? Double(arguments[3]) : 0.004
         guard let cell, cell > 0 else { throw BenchError.usage }

@@ -3,13 +3,14 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
+import LocusBLE
 import LocusCore
 import LocusFormats
 
 struct DecodeCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "decode",
-        abstract: "Decode a GNSS log or track into the observation messages a source would publish.",
+        abstract: "Decode a GNSS log or track, or BLE advertisements, into the observation messages a source would publish.",
         discussion: """
         Reads FILE (or standard input for `-`) and writes one recording-format JSON line per \
         observation, {"topic":…,"envelope":{…}}, as `locus record` would have captured them from a \
@@ -25,7 +26,16 @@ struct DecodeCommand: ParsableCommand {
         gpsd's 95 % error figures become 1-sigma accuracies.
           gpx    GPX 1.0/1.1: one obs.fix per <trkpt>/<rtept> with a <time> (points without one \
         are skipped); <ele> as altitude MSL, <hdop>, <speed>/<course> (also in extensions).
-          locus  Locus recordings: passed through (each producer renumbered from 1).
+          locus  Locus recordings: passed through (each producer renumbered from 1), obs.ble \
+        included.
+          ble    Bluetooth LE advertisements as hex, one per line → obs.ble.<source> (source \
+        default hci0): `[TIME] [ADDRESS[/public|/random] RSSI] [ad:|hci:]HEX`. TIME is ISO-8601 \
+        UTC or Unix seconds; lines without one take the previous line's (before any, --date's \
+        midnight, else 1970-01-01). HEX is AD structures (advertising PDU, optionally followed by \
+        the scan response) or an HCI LE Advertising Report event (legacy or extended, with or \
+        without the H4 byte 04; told apart by the 3e event code in byte 1 or 2, or by the ad:/hci: prefix). AD lines \
+        give ADDRESS and RSSI (without them: 00:00:00:00:00:00 and 0); HCI events carry their \
+        own. '#' starts a comment line. Detected when the first line parses as such a line.
 
         Warnings go to standard error; --stats adds a line of counters there. Exit status: 0 ok, \
         1 unreadable input, 2 usage error.
@@ -51,6 +61,10 @@ struct DecodeCommand: ParsableCommand {
             Self.complain("\(error)")
             throw ExitCode(ExitStatus.failure)
         }
+        if try isBLEInput(input) {
+            try decodeBLE(input)
+            return
+        }
         let options = inputOptions.decodeOptions(includeSky: !noSky)
         var decoder = RecordingDecoder(options: options)
         let output = RecordingOutput()
@@ -72,6 +86,34 @@ struct DecodeCommand: ParsableCommand {
         if stats {
             Self.complain("format=\(decoder.format?.rawValue ?? "none") \(decoder.statistics.summary)")
         }
+    }
+
+    /// `--format ble`, or no format given and the input is neither of the others but reads as BLE lines.
+    private func isBLEInput(_ input: ByteInput) throws -> Bool {
+        if inputOptions.format == RecordingInputOptions.bleFormat { return true }
+        guard inputOptions.format == nil else { return false }
+        let head = try input.peek(4096)
+        return RecordingFormat.detect(head) == nil && BLEHexLine.detect(head)
+    }
+
+    private func decodeBLE(_ input: ByteInput) throws {
+        // The shared --source default names a GNSS receiver; a BLE scanner is hci0 by default.
+        let source = inputOptions.source == "gps0" ? "hci0" : inputOptions.source
+        var decoder = BLELineDecoder(source: source, fallbackTime: inputOptions.date.flatMap(RecordingInputOptions.parseDate))
+        let output = RecordingOutput()
+        do {
+            try decoder.decode(input) { try output.write($0, defaultProducer: source) }
+            try output.flush()
+        } catch let e as RecordingOutput.WriteError {
+            if e.code != EPIPE { Self.complain("cannot write the output: \(e.reason)") }
+            throw ExitCode(ExitStatus.failure)
+        } catch {
+            try? output.flush()
+            Self.complain("\(file): \(error)")
+            throw ExitCode(ExitStatus.failure)
+        }
+        for w in decoder.warnings { Self.complain("warning: \(w)") }
+        if stats { Self.complain("format=ble \(decoder.summary)") }
     }
 
     static func complain(_ message: String) {

@@ -4,7 +4,7 @@ import LocusFormats
 
 /// How `locus decode` and `locus replay` read a log: format, source id, fallback date.
 struct RecordingInputOptions: ParsableArguments {
-    @Option(name: .long, help: "Input format: nmea, gpsd, gpx or locus (default: detect).")
+    @Option(name: .long, help: "Input format: nmea, gpsd, gpx, locus, or ble for `locus decode` (default: detect).")
     var format: String?
 
     @Option(name: .long, help: "Source id of decoded NMEA, gpsd and GPX input: payload source, producer and last topic segment.")
@@ -14,8 +14,8 @@ struct RecordingInputOptions: ParsableArguments {
     var date: String?
 
     func validate() throws {
-        if let format, RecordingFormat(rawValue: format) == nil {
-            throw ValidationError("unknown format '\(format)'; use one of nmea, gpsd, gpx, locus")
+        if let format, RecordingFormat(rawValue: format) == nil, format != Self.bleFormat {
+            throw ValidationError("unknown format '\(format)'; use one of nmea, gpsd, gpx, locus, ble")
         }
         if !Topic.isValidSegment(source) {
             throw ValidationError("'\(source)' is not a valid source id (one topic segment: lower-case letters, digits, '_', '-')")
@@ -24,6 +24,9 @@ struct RecordingInputOptions: ParsableArguments {
             throw ValidationError("--date must be a day as YYYY-MM-DD, not '\(date)'")
         }
     }
+
+    /// BLE advertisement lines; only `locus decode` reads them (`BLELineDecoder`).
+    static let bleFormat = "ble"
 
     /// The format asked for, if any (validated).
     var recordingFormat: RecordingFormat? { format.flatMap(RecordingFormat.init(rawValue:)) }

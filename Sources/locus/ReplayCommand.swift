@@ -39,6 +39,13 @@ struct ReplayCommand: AsyncParsableCommand {
 
     @OptionGroup var inputOptions: RecordingInputOptions
 
+    func validate() throws {
+        // BLE lines are a `locus decode` input only: decode them, then replay the recording.
+        if inputOptions.format == RecordingInputOptions.bleFormat {
+            throw ValidationError("locus replay does not read BLE lines; run `locus decode --format ble` and replay its output")
+        }
+    }
+
     func run() async throws {
         LogSetup.bootstrap(level: .warning)
         let logger = Logger(label: "locus.replay")

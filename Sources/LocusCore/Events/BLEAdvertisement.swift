@@ -35,10 +35,21 @@ public struct BLEAdvertisement: Payload, Equatable {
         public var ephemeralID: String?
         /// Calibrated transmit power at 1 m, dBm (Eddystone's 0 m value converted).
         public var measuredPower: Int?
+        /// Eddystone-TLM battery voltage, mV (absent when the beacon reports 0, "not supported").
+        public var batteryMillivolts: Int?
+        /// Eddystone-TLM beacon temperature, °C (8.8 fixed point on air; absent for 0x8000).
+        public var temperature: Double?
+        /// Eddystone-TLM advertising PDUs sent since power-up.
+        public var advertisingCount: Int?
+        /// Eddystone-TLM time since power-up, seconds (SEC_CNT / 10: SEC_CNT counts 0.1 s).
+        public var uptime: Double?
+        /// Eddystone-TLM: true for an encrypted frame (ETLM), whose telemetry cannot be read here.
+        public var encrypted: Bool?
 
         public init(format: String, uuid: String? = nil, major: Int? = nil, minor: Int? = nil, beaconID: String? = nil,
                     namespace: String? = nil, instance: String? = nil, url: String? = nil, ephemeralID: String? = nil,
-                    measuredPower: Int? = nil) {
+                    measuredPower: Int? = nil, batteryMillivolts: Int? = nil, temperature: Double? = nil,
+                    advertisingCount: Int? = nil, uptime: Double? = nil, encrypted: Bool? = nil) {
             self.format = format
             self.uuid = uuid
             self.major = major
@@ -49,6 +60,11 @@ public struct BLEAdvertisement: Payload, Equatable {
             self.url = url
             self.ephemeralID = ephemeralID
             self.measuredPower = measuredPower
+            self.batteryMillivolts = batteryMillivolts
+            self.temperature = temperature
+            self.advertisingCount = advertisingCount
+            self.uptime = uptime
+            self.encrypted = encrypted
         }
     }
 
@@ -109,6 +125,12 @@ public struct BLEAdvertisement: Payload, Equatable {
             w.field("uuid", b.uuid); w.field("major", b.major); w.field("minor", b.minor)
             w.field("beacon_id", b.beaconID); w.field("namespace", b.namespace); w.field("instance", b.instance)
             w.field("url", b.url); w.field("ephemeral_id", b.ephemeralID); w.field("measured_power", b.measuredPower)
+            w.field("battery_mv", b.batteryMillivolts)
+            // 8.8 fixed point: k/256 °C has at most 8 fraction digits, so 8 write it exactly.
+            w.field("temperature", b.temperature, fractionDigits: 8)
+            w.field("advertising_count", b.advertisingCount)
+            w.field("uptime", b.uptime, fractionDigits: 1)
+            w.field("encrypted", b.encrypted)
             w.endObject()
         }
         w.endObject()
@@ -159,6 +181,11 @@ public struct BLEAdvertisement: Payload, Equatable {
                     else if k == "url" { b.url = try r.readOptionalString() }
                     else if k == "ephemeral_id" { b.ephemeralID = try r.readOptionalString() }
                     else if k == "measured_power" { b.measuredPower = try r.readOptionalInt() }
+                    else if k == "battery_mv" { b.batteryMillivolts = try r.readOptionalInt() }
+                    else if k == "temperature" { b.temperature = try r.readOptionalDouble() }
+                    else if k == "advertising_count" { b.advertisingCount = try r.readOptionalInt() }
+                    else if k == "uptime" { b.uptime = try r.readOptionalDouble() }
+                    else if k == "encrypted" { b.encrypted = try r.readOptionalBool() }
                     else { try r.skipValue() }
                 }
                 beacon = b

@@ -75,11 +75,19 @@ struct BLEScanSession {
         if devices[path] == nil {
             // Changes before the device was announced (missed InterfacesAdded): start from them.
             counters.devicesSeen += 1
-            devices[path] = BlueZDeviceProperties()
+            devices[path] = BlueZDeviceProperties(address: Self.address(fromPath: path))
         }
         devices[path]!.merge(d.properties, invalidated: invalidated)
         guard d.carriesAdvertisement else { return nil }
         return observation(path, now: now)
+    }
+
+    /// BlueZ names device objects `…/dev_AA_BB_CC_DD_EE_FF`.
+    static func address(fromPath path: String) -> String? {
+        guard let last = path.split(separator: "/").last, last.hasPrefix("dev_") else { return nil }
+        let parts = last.dropFirst(4).split(separator: "_")
+        guard parts.count == 6, parts.allSatisfy({ $0.count == 2 && $0.allSatisfy(\.isHexDigit) }) else { return nil }
+        return parts.joined(separator: ":")
     }
 
     mutating func deviceRemoved(path: String) {

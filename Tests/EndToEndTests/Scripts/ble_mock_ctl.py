@@ -9,6 +9,8 @@ ADDRESS is the D-Bus address of the private bus the mock runs on. Commands:
     add-adapter NAME                e.g. hci0 (Powered, not discovering)
     power NAME on|off               set the adapter's Powered and emit PropertiesChanged
     discovering NAME                print true/false: the adapter's Discovering property
+    stop-discovering NAME           set Discovering false behind the client's back (so a test sees
+                                    StartDiscovery being called again)
     wait-discovering NAME [--timeout S]   wait until Discovering is true (exit 1 if it never is)
     add-device NAME ADDRESS ALIAS   a device object (InterfacesAdded; the template gives it RSSI -79)
     update NAME ADDRESS [--rssi N] [--tx-power N] [--address-type T]
@@ -96,6 +98,7 @@ def parse_args(argv):
     pw.add_argument("adapter")
     pw.add_argument("state", choices=["on", "off"])
     sub.add_parser("discovering").add_argument("adapter")
+    sub.add_parser("stop-discovering").add_argument("adapter")
     wd = sub.add_parser("wait-discovering")
     wd.add_argument("adapter")
     wd.add_argument("--timeout", type=float, default=20)
@@ -128,6 +131,10 @@ def main(argv=None):
         elif args.command == "power":
             obj = bus.get_object(BLUEZ, f"/org/bluez/{args.adapter}")
             obj.UpdateProperties(ADAPTER_IFACE, {"Powered": dbus.Boolean(args.state == "on", variant_level=1)},
+                                 dbus_interface=MOCK_IFACE)
+        elif args.command == "stop-discovering":
+            obj = bus.get_object(BLUEZ, f"/org/bluez/{args.adapter}")
+            obj.UpdateProperties(ADAPTER_IFACE, {"Discovering": dbus.Boolean(False, variant_level=1)},
                                  dbus_interface=MOCK_IFACE)
         elif args.command == "discovering":
             print("true" if adapter_property(bus, args.adapter, "Discovering") else "false")

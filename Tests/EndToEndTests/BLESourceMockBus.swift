@@ -65,6 +65,15 @@ final class BLESourceMockBus {
         guard r.status == 0 else { throw MockBusError("ble_mock_ctl.py \(args.joined(separator: " ")) failed: \(r.stderr)") }
     }
 
+    /// Kills the bus daemon (and the mock, which cannot live without it), as when dbus-daemon restarts.
+    func killDaemon() async {
+        daemon?.kill9()
+        _ = await daemon?.wait(timeout: 5)
+        daemon = nil
+        await killMock()
+        try? FileManager.default.removeItem(atPath: directory + "/bus.sock")
+    }
+
     func stop() {
         mock?.kill9()
         daemon?.kill9()
@@ -95,14 +104,15 @@ final class BLESourceRun {
         sinkPath = directory + "/sink.jsonl"
     }
 
-    func start(bus: String) async throws {
+    /// `options`: more keys of the source, one YAML line each.
+    func start(bus: String, options: [String] = []) async throws {
         let config = """
         sources:
           - type: ble
             id: ble0
             bus: "\(bus)"
             adapter: hci0
-        sinks:
+        \(options.map { "    " + $0 + "\n" }.joined())sinks:
           - type: file
             id: record
             path: \(sinkPath)

@@ -40,6 +40,7 @@ struct BLESourceMockTests {
         try await run.waitFor("status connected") { $0.statuses.contains { $0.state == "connected" } }
         // SetDiscoveryFilter + StartDiscovery reached the adapter.
         #expect(try await bus.ctl(["wait-discovering", "hci0", "--timeout", "10"]).stdout == "true\n")
+        #expect(try await bus.ctl(["discovery-filter", "hci0"]).stdout == #"{"DuplicateData": true, "Transport": "le"}"# + "\n")
         let startedAt = Date().timeIntervalSince1970
 
         // An iBeacon: appears (the template's RSSI -79, no data yet), advertises, RSSI changes.
@@ -176,5 +177,46 @@ struct BLESourceMockTests {
         let states = run.statuses.filter { ["connected", "disconnected", "no_data"].contains($0.state) }
         #expect(states.map(\.state) == ["disconnected", "connected", "disconnected", "connected"], "\(states)")
         #expect(run.advertisements.map { $0["rssi"] as? Int } == [-79])
+    }
+
+    @Test func reconnectsWhenTheBusDaemonRestartsAndAppliesTheRSSIThreshold() async throws {
+        let dir = E2E.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let bus = BLESourceMockBus(directory: dir)
+        defer { bus.stop() }
+        try await bus.start()
+        try await bus.run(["add-adapter", "hci0"])
+        let run = BLESourceRun(directory: dir)
+        try await run.start(bus: bus.address, options: ["rssi_threshold: -90", "duplicate_data: false"])
+        try await run.waitFor("connected") { $0.statuses.last?.state == "connected" }
+        #expect(try await bus.ctl(["wait-discovering", "hci0", "--timeout", "10"]).stdout == "true\n")
+        #expect(try await bus.ctl(["discovery-filter", "hci0"]).stdout == #"{"DuplicateData": false, "RSSI": -90, "Transport": "le"}"# + "\n")
+        let mac = "AA:BB:CC:00:00:07"
+        try await bus.run(["add-device", "hci0", mac, "d"])
+        try await bus.run(["update", "hci0", mac, "--rssi", "-95"])
+        try await bus.run(["update", "hci0", mac, "--rssi", "-85"])
+        try await run.waitFor("two advertisements") { $0.advertisements.count == 2 }
+
+        await bus.killDaemon()
+        try await run.waitFor("disconnected") { $0.statuses.last?.state == "disconnected" }
+        try await bus.start()
+        try await bus.run(["add-adapter", "hci0"])
+        #expect(try await bus.ctl(["wait-discovering", "hci0", "--timeout", "20"]).stdout == "true\n", "no StartDiscovery on the new bus")
+        try await run.waitFor("connected again") { $0.statuses.last?.state == "connected" }
+        try await bus.run(["add-device", "hci0", mac, "d"])
+        try await bus.run(["update", "hci0", mac, "--rssi", "-60"])
+        // collect.py's subscription reconnects on its own; the file sink is in-process.
+        let sunk = { RecordedMessage.read(run.sinkPath).filter { $0.type == "obs.ble" }.map { $0.payload["rssi"] as? Int } }
+        try await run.waitFor("advertisements after the bus restart") { _ in sunk().count == 4 }
+        let stopStatus = await run.stop()
+        #expect(stopStatus == 0)
+        #expect(sunk() == [-79, -85, -79, -60])
+        let states = run.statuses.filter { ["connected", "disconnected", "no_data"].contains($0.state) }
+        // The reason changes as the bus, then bluetoothd, then the adapter come back (timing decides
+        // which of these it sees); the first names the lost connection.
+        #expect(states.first?.state == "connected" && states.last?.state == "connected", "\(states)")
+        let middle = states.dropFirst().dropLast()
+        #expect(!middle.isEmpty && middle.allSatisfy { $0.state == "disconnected" }, "\(states)")
+        #expect(middle.first?.reason.contains("D-Bus connection lost") == true, "\(states)")
     }
 }

@@ -11,6 +11,7 @@ ADDRESS is the D-Bus address of the private bus the mock runs on. Commands:
     discovering NAME                print true/false: the adapter's Discovering property
     stop-discovering NAME           set Discovering false behind the client's back (so a test sees
                                     StartDiscovery being called again)
+    discovery-filter NAME           print the last SetDiscoveryFilter argument as JSON
     wait-discovering NAME [--timeout S]   wait until Discovering is true (exit 1 if it never is)
     add-device NAME ADDRESS ALIAS   a device object (InterfacesAdded; the template gives it RSSI -79)
     update NAME ADDRESS [--rssi N] [--tx-power N] [--address-type T]
@@ -22,6 +23,7 @@ Exit status 0 on success, 1 when a wait times out, 2 on a D-Bus error.
 """
 
 import argparse
+import json
 import sys
 import time
 
@@ -99,6 +101,7 @@ def parse_args(argv):
     pw.add_argument("state", choices=["on", "off"])
     sub.add_parser("discovering").add_argument("adapter")
     sub.add_parser("stop-discovering").add_argument("adapter")
+    sub.add_parser("discovery-filter").add_argument("adapter")
     wd = sub.add_parser("wait-discovering")
     wd.add_argument("adapter")
     wd.add_argument("--timeout", type=float, default=20)
@@ -136,6 +139,11 @@ def main(argv=None):
             obj = bus.get_object(BLUEZ, f"/org/bluez/{args.adapter}")
             obj.UpdateProperties(ADAPTER_IFACE, {"Discovering": dbus.Boolean(False, variant_level=1)},
                                  dbus_interface=MOCK_IFACE)
+        elif args.command == "discovery-filter":
+            value = adapter_property(bus, args.adapter, "DiscoveryFilter")
+            print(json.dumps({str(k): (bool(v) if isinstance(v, dbus.Boolean) else
+                                       int(v) if isinstance(v, (dbus.Int16, dbus.Int32, dbus.UInt16)) else str(v))
+                              for k, v in value.items()}, sort_keys=True))
         elif args.command == "discovering":
             print("true" if adapter_property(bus, args.adapter, "Discovering") else "false")
         elif args.command == "wait-discovering":

@@ -37,7 +37,9 @@ final class DBusConnection {
 
     func close() {
         if let b = bus {
-            sd_bus_flush_close_unref(b)
+            // No flush: nothing queued matters (BlueZ ends a client's discovery when it leaves), and a
+            // flush could wait on a stuck peer.
+            sd_bus_close_unref(b)
             bus = nil
         }
     }

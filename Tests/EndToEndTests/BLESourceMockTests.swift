@@ -46,6 +46,8 @@ struct BLESourceMockTests {
         // An iBeacon: appears (the template's RSSI -79, no data yet), advertises, RSSI changes.
         try await bus.run(["add-device", "hci0", Self.iBeaconA, "BlueCharm_169685"])
         try await bus.run(["update", "hci0", Self.iBeaconA, "--rssi", "-60", "--tx-power", "-4"] + iBeacon.updateArguments)
+        // An RSSI of the wrong type is skipped (and counted), not published, and breaks nothing.
+        try await bus.run(["update", "hci0", Self.iBeaconA, "--rssi-as-text", "loud"])
         try await bus.run(["update", "hci0", Self.iBeaconA, "--rssi", "-62"])
         try await bus.run(["update", "hci0", Self.iBeaconA, "--rssi", "-58"])
         // Eddystone UID and URL.
@@ -130,6 +132,7 @@ struct BLESourceMockTests {
         let sunk = RecordedMessage.read(run.sinkPath).filter { $0.type == "obs.ble" }
         #expect(sunk.map(\.seq) == run.messages.filter { $0.type == "obs.ble" }.map(\.seq))
         let stderr = run.locus?.stderr ?? ""
+        #expect(stderr.contains("malformed=1 "), "the skipped RSSI is counted: \(stderr.suffix(2000))")
         for mac in [Self.iBeaconA, Self.randomOne] {
             #expect(!stderr.contains(mac), "an address reached the log")
         }

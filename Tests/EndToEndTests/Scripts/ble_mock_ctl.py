@@ -15,7 +15,7 @@ ADDRESS is the D-Bus address of the private bus the mock runs on. Commands:
     wait-discovering NAME [--timeout S]   wait until Discovering is true (exit 1 if it never is)
     add-device NAME ADDRESS ALIAS   a device object (InterfacesAdded; the template gives it RSSI -79)
     update NAME ADDRESS [--rssi N] [--tx-power N] [--address-type T]
-           [--mfr ID:HEX]... [--svc UUID:HEX]...
+           [--mfr ID:HEX]... [--svc UUID:HEX]... [--rssi-as-text TEXT]
                                     change device properties in one PropertiesChanged
     remove-device NAME ADDRESS      RemoveDevice on the adapter (InterfacesRemoved)
 
@@ -48,6 +48,9 @@ def update_properties(bus, args):
     props = {}
     if args.rssi is not None:
         props["RSSI"] = dbus.Int16(args.rssi, variant_level=1)
+    if args.rssi_as_text is not None:
+        # A value of the wrong type, as a broken or foreign peer might send.
+        props["RSSI"] = dbus.String(args.rssi_as_text, variant_level=1)
     if args.tx_power is not None:
         props["TxPower"] = dbus.Int16(args.tx_power, variant_level=1)
     if args.address_type is not None:
@@ -113,6 +116,7 @@ def parse_args(argv):
     up.add_argument("adapter")
     up.add_argument("address")
     up.add_argument("--rssi", type=int)
+    up.add_argument("--rssi-as-text")
     up.add_argument("--tx-power", type=int)
     up.add_argument("--address-type")
     up.add_argument("--mfr", action="append", default=[], help="COMPANY_ID:HEX (id decimal or 0x…)")

@@ -29,8 +29,29 @@ final class BLESourceMockBus {
     }
 
     /// Starts the bus daemon and the mock, and waits until `org.bluez` is on the bus.
-    func start() async throws {
-        daemon = try ChildProcess(Self.dbusDaemon, ["--session", "--nofork", "--nopidfile", "--address=\(address)"],
+    /// `policy`: extra `<policy context="default">` rules (after allowing everything), as a
+    /// system bus restricts who may talk to bluetoothd.
+    func start(policy: String? = nil) async throws {
+        var configArgument = "--session"
+        if let policy {
+            let config = """
+            <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+             "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+            <busconfig>
+              <type>session</type>
+              <listen>\(address)</listen>
+              <policy context="default">
+                <allow send_destination="*"/>
+                <allow own="*"/>
+                <allow receive_sender="*"/>
+                \(policy)
+              </policy>
+            </busconfig>
+            """
+            try config.write(toFile: directory + "/bus.conf", atomically: true, encoding: .utf8)
+            configArgument = "--config-file=\(directory)/bus.conf"
+        }
+        daemon = try ChildProcess(Self.dbusDaemon, [configArgument, "--nofork", "--nopidfile", "--address=\(address)"],
                                   directory: directory)
         let up = await waitUntil(timeout: 10) { FileManager.default.fileExists(atPath: self.directory + "/bus.sock") }
         guard up else { throw MockBusError("dbus-daemon did not start: \(daemon?.stderr ?? "")") }

@@ -222,4 +222,22 @@ struct BLESourceMockTests {
         #expect(!middle.isEmpty && middle.allSatisfy { $0.state == "disconnected" }, "\(states)")
         #expect(middle.first?.reason.contains("D-Bus connection lost") == true, "\(states)")
     }
+
+    @Test func reportsWhenTheBusPolicyDeniesAccessToBluetoothd() async throws {
+        let dir = E2E.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let bus = BLESourceMockBus(directory: dir)
+        defer { bus.stop() }
+        // Like a system bus whose bluetooth.conf lets only root and the bluetooth group in (the
+        // mock's own test interface stays reachable so the test can drive it).
+        try await bus.start(policy: #"<deny send_destination="org.bluez" send_interface="org.freedesktop.DBus.ObjectManager"/>"#)
+        try await bus.run(["add-adapter", "hci0"])
+        let run = BLESourceRun(directory: dir)
+        try await run.start(bus: bus.address)
+        try await run.waitFor("access denied") { r in r.statuses.contains { $0.state == "disconnected" && $0.reason.hasPrefix("access to bluetoothd denied (run as root or in the bluetooth group)") } }
+        #expect(try await bus.ctl(["discovering", "hci0"]).stdout == "false\n")
+        let stopStatus = await run.stop()
+        #expect(stopStatus == 0)
+        #expect(!run.statuses.contains { $0.state == "connected" })
+    }
 }

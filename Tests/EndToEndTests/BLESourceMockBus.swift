@@ -126,14 +126,15 @@ final class BLESourceRun {
     }
 
     /// `options`: more keys of the source, one YAML line each.
-    func start(bus: String, options: [String] = []) async throws {
+    /// `adapter` nil leaves the key out (the source takes the first adapter).
+    func start(bus: String, adapter: String? = "hci0", options: [String] = []) async throws {
+        let keys = (adapter.map { ["adapter: \($0)"] } ?? []) + options
         let config = """
         sources:
           - type: ble
             id: ble0
             bus: "\(bus)"
-            adapter: hci0
-        \(options.map { "    " + $0 + "\n" }.joined())sinks:
+        \(keys.map { "    " + $0 + "\n" }.joined())sinks:
           - type: file
             id: record
             path: \(sinkPath)

@@ -188,11 +188,14 @@ struct BLESourceMockTests {
         let bus = BLESourceMockBus(directory: dir)
         defer { bus.stop() }
         try await bus.start()
+        try await bus.run(["add-adapter", "hci1"])
         try await bus.run(["add-adapter", "hci0"])
         let run = BLESourceRun(directory: dir)
-        try await run.start(bus: bus.address, options: ["rssi_threshold: -90", "duplicate_data: false"])
+        // No `adapter`: the first BlueZ lists (by object path) is used, the other left alone.
+        try await run.start(bus: bus.address, adapter: nil, options: ["rssi_threshold: -90", "duplicate_data: false"])
         try await run.waitFor("connected") { $0.statuses.last?.state == "connected" }
         #expect(try await bus.ctl(["wait-discovering", "hci0", "--timeout", "10"]).stdout == "true\n")
+        #expect(try await bus.ctl(["discovering", "hci1"]).stdout == "false\n")
         #expect(try await bus.ctl(["discovery-filter", "hci0"]).stdout == #"{"DuplicateData": false, "RSSI": -90, "Transport": "le"}"# + "\n")
         let mac = "AA:BB:CC:00:00:07"
         try await bus.run(["add-device", "hci0", mac, "d"])

@@ -85,6 +85,7 @@ struct BLESourceMockTests {
         // The iBeacon: RSSI sequence, then the re-appeared device without the old data.
         let a = Self.advertisements(run, Self.iBeaconA)
         #expect(a.map { $0["rssi"] as? Int } == [-79, -60, -62, -58, -79])
+        try #require(a.count == 5)
         #expect(a[0]["beacon"] == nil && a[0]["manufacturer_data"] == nil && a[4]["manufacturer_data"] == nil && a[4]["beacon"] == nil)
         for adv in a[1...3] {
             #expect(Self.matches(adv["beacon"], iBeacon.beacon), "\(adv)")

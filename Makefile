@@ -1,7 +1,7 @@
 # Locus — common tasks. `make run` and `make test` are the README's two commands.
 SWIFT ?= swift
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
-APT_PACKAGES := libzmq3-dev libsqlite3-dev python3-zmq python3-jsonschema gcc make gpsd gpsd-clients socat
+APT_PACKAGES := libzmq3-dev libsqlite3-dev python3-zmq python3-jsonschema gcc make gpsd gpsd-clients socat libsystemd-dev dbus-daemon python3-dbusmock
 
 .PHONY: run test deps build release check bench golden clean
 

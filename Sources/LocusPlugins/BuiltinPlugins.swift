@@ -1,3 +1,4 @@
+import LocusBLESource
 import LocusConsoleSink
 import LocusCore
 import LocusExampleSpeedAlert
@@ -18,6 +19,7 @@ public enum BuiltinPlugins {
         ReplayPlugin.factory,
         GpsdPlugin.factory,
         NMEASerialPlugin.factory,
+        BLEPlugin.factory,
         ExecPlugin.factory,
         StandardPlugin.factory,
         SignificantChangePlugin.factory,
@@ -33,6 +35,7 @@ public enum BuiltinPlugins {
         "Replay": "replay",
         "Gpsd": "gpsd",
         "NMEASerial": "nmea-serial",
+        "BLE": "ble",
         "Exec": "exec",
         "Standard": "standard",
         "SignificantChange": "significant-change",

@@ -30,7 +30,7 @@ public enum BeaconDecoder {
 
     static func iBeaconLayout(bytes d: UnsafeBufferPointer<UInt8>) -> BeaconFrame.IBeacon? {
         guard isIBeaconLayout(d) else { return nil }
-        return .init(uuid: Array(d[2..<18]), major: be16(d, 18), minor: be16(d, 20), measuredPower: Int8(bitPattern: d[22]))
+        return .init(uuid: BeaconBytes(d, 2..<18), major: be16(d, 18), minor: be16(d, 20), measuredPower: Int8(bitPattern: d[22]))
     }
 
     /// 23 bytes `02 15 …`. Some emitters append bytes after the frame (the Cypress sensor beacon
@@ -81,21 +81,21 @@ public enum BeaconDecoder {
     static func build(_ kind: FrameKind, companyID: UInt16, _ d: UnsafeBufferPointer<UInt8>) -> BeaconFrame {
         switch kind {
         case .iBeacon:
-            return .iBeacon(.init(uuid: Array(d[2..<18]), major: be16(d, 18), minor: be16(d, 20), measuredPower: Int8(bitPattern: d[22])))
+            return .iBeacon(.init(uuid: BeaconBytes(d, 2..<18), major: be16(d, 18), minor: be16(d, 20), measuredPower: Int8(bitPattern: d[22])))
         case .altBeacon:
-            return .altBeacon(.init(companyID: companyID, beaconID: Array(d[2..<22]), referenceRSSI: Int8(bitPattern: d[22]),
+            return .altBeacon(.init(companyID: companyID, beaconID: BeaconBytes(d, 2..<22), referenceRSSI: Int8(bitPattern: d[22]),
                                     reserved: d.count == 24 ? d[23] : nil))
         case .eddystoneUID:
-            return .eddystoneUID(.init(txPowerAt0m: Int8(bitPattern: d[1]), namespace: Array(d[2..<12]), instance: Array(d[12..<18])))
+            return .eddystoneUID(.init(txPowerAt0m: Int8(bitPattern: d[1]), namespace: BeaconBytes(d, 2..<12), instance: BeaconBytes(d, 12..<18)))
         case .eddystoneURL:
             // Validated by eddystoneKind, so decode succeeds.
             return .eddystoneURL(.init(txPowerAt0m: Int8(bitPattern: d[1]), url: EddystoneURLCodec.decode(scheme: d[2], body: d[3...]) ?? ""))
         case .plainTLM:
             return .eddystoneTLM(plainTLM(d))
         case .encryptedTLM:
-            return .eddystoneTLM(.init(version: 1, encrypted: Array(d[2..<18])))
+            return .eddystoneTLM(.init(version: 1, encrypted: BeaconBytes(d, 2..<18)))
         case .eddystoneEID:
-            return .eddystoneEID(.init(txPowerAt0m: Int8(bitPattern: d[1]), ephemeralID: Array(d[2..<10])))
+            return .eddystoneEID(.init(txPowerAt0m: Int8(bitPattern: d[1]), ephemeralID: BeaconBytes(d, 2..<10)))
         }
     }
 

@@ -1,7 +1,7 @@
 /// A beacon frame decoded from one manufacturer-data or service-data block.
 ///
-/// Identities are kept as raw bytes (`[UInt8]`) so that matching costs no string work; `beacon`
-/// turns a frame into the `obs.ble` wire form.
+/// Identities are kept as raw bytes (`BeaconBytes`, inline, no allocation) so that decoding and
+/// matching cost no string work; `beacon` turns a frame into the `obs.ble` wire form.
 public enum BeaconFrame: Sendable, Equatable {
     case iBeacon(IBeacon)
     case altBeacon(AltBeacon)
@@ -13,12 +13,12 @@ public enum BeaconFrame: Sendable, Equatable {
     /// Apple iBeacon: company 0x004C, type 0x02, length 0x15.
     public struct IBeacon: Sendable, Equatable {
         /// Proximity UUID, 16 bytes as sent (big-endian).
-        public var uuid: [UInt8]
+        public var uuid: BeaconBytes
         public var major: UInt16
         public var minor: UInt16
         /// Calibrated RSSI at 1 m, dBm.
         public var measuredPower: Int8
-        public init(uuid: [UInt8], major: UInt16, minor: UInt16, measuredPower: Int8) {
+        public init(uuid: BeaconBytes, major: UInt16, minor: UInt16, measuredPower: Int8) {
             self.uuid = uuid; self.major = major; self.minor = minor; self.measuredPower = measuredPower
         }
     }
@@ -27,12 +27,12 @@ public enum BeaconFrame: Sendable, Equatable {
     public struct AltBeacon: Sendable, Equatable {
         public var companyID: UInt16
         /// The 20-byte beacon id (by convention a 16-byte UUID, then 2-byte id2 and id3).
-        public var beaconID: [UInt8]
+        public var beaconID: BeaconBytes
         /// Reference RSSI at 1 m, dBm.
         public var referenceRSSI: Int8
         /// The manufacturer-reserved byte; nil when the advertiser left it out (a 26-byte frame).
         public var reserved: UInt8?
-        public init(companyID: UInt16, beaconID: [UInt8], referenceRSSI: Int8, reserved: UInt8?) {
+        public init(companyID: UInt16, beaconID: BeaconBytes, referenceRSSI: Int8, reserved: UInt8?) {
             self.companyID = companyID; self.beaconID = beaconID; self.referenceRSSI = referenceRSSI; self.reserved = reserved
         }
     }
@@ -42,10 +42,10 @@ public enum BeaconFrame: Sendable, Equatable {
         /// Calibrated TX power at 0 m, dBm, as sent.
         public var txPowerAt0m: Int8
         /// 10 bytes.
-        public var namespace: [UInt8]
+        public var namespace: BeaconBytes
         /// 6 bytes.
-        public var instance: [UInt8]
-        public init(txPowerAt0m: Int8, namespace: [UInt8], instance: [UInt8]) {
+        public var instance: BeaconBytes
+        public init(txPowerAt0m: Int8, namespace: BeaconBytes, instance: BeaconBytes) {
             self.txPowerAt0m = txPowerAt0m; self.namespace = namespace; self.instance = instance
         }
     }
@@ -69,9 +69,9 @@ public enum BeaconFrame: Sendable, Equatable {
         /// Time since power-up in 0.1 s units (SEC_CNT as sent); nil when encrypted.
         public var uptimeTenths: UInt32?
         /// Encrypted TLM (ETLM, 12 bytes), salt and MIC as sent, for version 1.
-        public var encrypted: [UInt8]?
+        public var encrypted: BeaconBytes?
         public init(version: UInt8, batteryMillivolts: Int? = nil, temperature: Double? = nil, advertisingCount: UInt32? = nil,
-                    uptimeTenths: UInt32? = nil, encrypted: [UInt8]? = nil) {
+                    uptimeTenths: UInt32? = nil, encrypted: BeaconBytes? = nil) {
             self.version = version; self.batteryMillivolts = batteryMillivolts; self.temperature = temperature
             self.advertisingCount = advertisingCount; self.uptimeTenths = uptimeTenths; self.encrypted = encrypted
         }
@@ -81,8 +81,8 @@ public enum BeaconFrame: Sendable, Equatable {
     public struct EddystoneEID: Sendable, Equatable {
         public var txPowerAt0m: Int8
         /// 8 bytes.
-        public var ephemeralID: [UInt8]
-        public init(txPowerAt0m: Int8, ephemeralID: [UInt8]) { self.txPowerAt0m = txPowerAt0m; self.ephemeralID = ephemeralID }
+        public var ephemeralID: BeaconBytes
+        public init(txPowerAt0m: Int8, ephemeralID: BeaconBytes) { self.txPowerAt0m = txPowerAt0m; self.ephemeralID = ephemeralID }
     }
 }
 

@@ -24,7 +24,7 @@ public enum Hex {
     }
 
     /// `xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx` for 16 bytes.
-    public static func uuidString(_ b: [UInt8]) -> String {
+    public static func uuidString(_ b: some Collection<UInt8>) -> String {
         precondition(b.count == 16)
         let h = string(b)
         let c = Array(h.utf8)

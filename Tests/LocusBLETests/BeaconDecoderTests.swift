@@ -44,3 +44,21 @@ import Testing
         #expect(p.advertisement(source: "hci0") == nil)
     }
 }
+
+@Suite struct BeaconBytesTests {
+    @Test func equalAndHashedByTheirBytesWhateverTheirOrigin() throws {
+        let uuid = try #require(Hex.bytes("426c7565436861726d426561636f6e73"))
+        let a = BeaconBytes(uuid)
+        let data = try #require(Hex.bytes("0215426c7565436861726d426561636f6e730efe1355c5"))
+        let frame = try #require(BeaconDecoder.frame(companyID: 0x004C, data: data))
+        guard case .iBeacon(let b) = frame else { Issue.record("not an iBeacon: \(frame)"); return }
+        #expect(b.uuid == a)
+        #expect(Array(b.uuid) == uuid)
+        #expect(Set([a, b.uuid]).count == 1)
+        // A prefix is a different value even though the stored words past it are zero.
+        #expect(BeaconBytes(uuid.prefix(15)) != a)
+        #expect(BeaconBytes(uuid.prefix(15) + [0]) != BeaconBytes(uuid.prefix(15)))
+        #expect(BeaconBytes([]).isEmpty && BeaconBytes(Array(repeating: 0xAB, count: 20)).count == 20)
+        #expect(a.description == "426c7565436861726d426561636f6e73")
+    }
+}

@@ -1,3 +1,4 @@
+import LocusBeaconService
 import LocusConsoleSink
 import LocusCore
 import LocusExampleSpeedAlert
@@ -23,6 +24,7 @@ public enum BuiltinPlugins {
         SignificantChangePlugin.factory,
         VisitsPlugin.factory,
         RegionPlugin.factory,
+        BeaconPlugin.factory,
         ExampleSpeedAlertPlugin.factory,
         ConsolePlugin.factory,
         FileSinkPlugin.factory,
@@ -38,6 +40,7 @@ public enum BuiltinPlugins {
         "SignificantChange": "significant-change",
         "Visits": "visits",
         "Region": "region",
+        "Beacon": "beacon",
         "ExampleSpeedAlert": "example-speed-alert",
         "Console": "console",
         "File": "file",

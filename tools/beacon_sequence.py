@@ -147,7 +147,8 @@ class Link:
         los = math.sqrt(k / (k + 1))
         h = complex(los + rng.gauss(0, math.sqrt(0.5 / (k + 1))), rng.gauss(0, math.sqrt(0.5 / (k + 1))))
         fade = 20 * math.log10(max(abs(h), 1e-3))
-        rssi = self.p1m - 10 * PATH_LOSS_N * math.log10(max(d, 0.05)) + self.shadow + fade
+        self.mean = self.p1m - 10 * PATH_LOSS_N * math.log10(max(d, 0.05)) + self.shadow
+        rssi = self.mean + fade
         if t < self.burst_until or rng.random() < 0.08:
             return None
         if rssi < -98 or (rssi < -88 and rng.random() < (-88 - rssi) / 10):
@@ -259,16 +260,17 @@ def write_recording(ads, path, source="ble0"):
 # ---------------------------------------------------------------- rssi fixture
 
 def rssi_walk(rng):
-    """A 10 Hz beacon passed at 0.4 m on a 0.8 m/s walk, with stops at 2 m and 8 m: rows of
-    (t, true distance, rssi) for the advertisements heard."""
-    x = piecewise([(0, -25), (20, -8), (35, -8), (42, -2), (57, -2), (60, 0), (75, 0), (98, 18), (120, 18)])
+    """A 10 Hz beacon passed at 0.25 m on a 0.8 m/s walk, with stops at 8 m (far), 1.5 m (near)
+    and 0.25 m (immediate), each well inside its band: rows of (t, true distance, rssi) for the
+    advertisements heard."""
+    x = piecewise([(0, -25), (20, -8), (35, -8), (43, -1.5), (58, -1.5), (60, 0), (75, 0), (98, 18), (120, 18)])
     link = Link(rng, -59, 1e9)
     rows, t = [], 0.0
     while t < 120:
-        d = math.hypot(x(t), 0.4)
+        d = math.hypot(x(t), 0.25)
         r = link.sample(t, d)
         if r is not None:
-            rows.append((round(t, 3), round(d, 3), r))
+            rows.append((round(t, 3), round(d, 3), round(link.mean, 2), r))
         t += 0.1 + rng.uniform(0, 0.010)
     return rows
 
@@ -361,9 +363,10 @@ def main(argv=None):
         with open(a.out, "w") as f:
             f.write(f"# tools/beacon_sequence.py rssi (seed {seed}): 10 Hz beacon, P1m -59 dBm, n 2.0, shadowing 3 dB / 3 s,\n")
             f.write("# Rician K=2 fading per advertisement, losses below -88 dBm, 8 % random, bursts of 2-6 s.\n")
-            f.write("t_s,true_distance_m,rssi_dbm\n")
-            for t, d, rssi in rows:
-                f.write(f"{t},{d},{rssi}\n")
+            f.write("# local_mean_dbm: path loss + shadowing at that moment, before fading (what a perfect filter could follow).\n")
+            f.write("t_s,true_distance_m,local_mean_dbm,rssi_dbm\n")
+            for t, d, mean, rssi in rows:
+                f.write(f"{t},{d},{mean},{rssi}\n")
         print(f"{a.out}: {len(rows)} samples (seed {seed})", file=sys.stderr)
     else:
         bench(a.outdir, a.beacons, a.rate, a.seconds, a.conditions, random.Random(a.seed or 7))

@@ -8,7 +8,7 @@ import Testing
         let c = try decodeConfiguration(BeaconConfiguration.self, "{}")
         #expect(c.exitTimeout == 30 && c.rangeInterval == 1 && c.rangeTimeout == 5)
         #expect(c.proximity == ProximityModel(pathLossExponent: 2, immediateLimit: 0.5, nearLimit: 3, hysteresis: 0.2))
-        #expect(c.filter == RSSIFilter.Parameters(processNoise: 2, measurementNoise: 36, gate: 2))
+        #expect(c.filter == RSSIFilter.Parameters(processNoise: 2, measurementNoise: 36, gate: 3))
         #expect(c.defaultMeasuredPower == -59 && c.persist && c.sources.isEmpty && c.conditions.isEmpty)
         // Every key decoded is documented, and every documented key is decoded.
         #expect(Set(BeaconConfiguration.keys.map(\.name)) == Set(BeaconConfiguration.CodingKeys.allCases.map(\.rawValue)))

@@ -43,8 +43,9 @@ enum BeaconScene {
 }
 
 // Literals for the command tests' arguments and replies (test target only).
-extension JSONValue: @retroactive ExpressibleByStringLiteral, @retroactive ExpressibleByIntegerLiteral,
-    @retroactive ExpressibleByDictionaryLiteral {
+extension JSONValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, ExpressibleByBooleanLiteral,
+    ExpressibleByDictionaryLiteral {
+    public init(booleanLiteral value: Bool) { self = .bool(value) }
     public init(stringLiteral value: String) { self = .string(value) }
     public init(integerLiteral value: Int) { self = .number(Double(value)) }
     public init(dictionaryLiteral elements: (String, JSONValue)...) {

@@ -136,7 +136,7 @@ class Link:
     def sample(self, t, d):
         """RSSI heard at time t (seconds) and true distance d (metres), or None if lost."""
         rng = self.rng
-        dt = 0.0 if self.t is None else t - self.t
+        dt = 0.0 if self.t is None else max(0.0, t - self.t)
         if self.t is not None:
             a = math.exp(-dt / 3.0)
             self.shadow = a * self.shadow + math.sqrt(1 - a * a) * rng.gauss(0, 3.0)
@@ -278,8 +278,16 @@ def rssi_walk(rng):
 # ---------------------------------------------------------------- bench
 
 def bench(outdir, beacons, rate, seconds, conditions, rng):
-    """500 beacons of 50 UUIDs (10 majors each... see README) heard at `rate` Hz, and
-    `conditions` conditions: one exact per beacon, then major-wide and UUID-wide ones."""
+    """`beacons` beacons (the Blue Charm iBeacon frame with the UUID, major and minor bytes
+    changed: beacons // 10 UUIDs, 5 majors each) each advertising at `rate` Hz for `seconds`,
+    every advertisement heard (RSSI fixed per beacon ± 6 dB), and `conditions` conditions: one
+    exact per beacon, then one per (UUID, major) with ranging, one per UUID, and the rest on
+    UUIDs nobody advertises. Writes bench-input.jsonl, bench-conditions.json and a config
+    for `locus run` / `locus replay` (bench-config.yaml).
+
+    With the defaults: 500 exact + 250 major-wide (ranging) + 50 UUID-wide + 200 absent = 1000
+    conditions; each advertisement satisfies 3 of them.
+    """
     base = frame_blocks(load_vectors(DEFAULT_VECTORS)["ibeacon-ble-01"])[0]
     uuids = ["%08x-4368-6172-6d42-6561636f6e73" % (0x426c7565 + i) for i in range(max(1, beacons // 10))]
     fleet = []
@@ -308,6 +316,7 @@ def bench(outdir, beacons, rate, seconds, conditions, rng):
         i += 1
     out = Path(outdir)
     out.mkdir(parents=True, exist_ok=True)
+    (out / "bench-conditions.json").write_text(json.dumps(conds, indent=0) + "\n")
     with open(out / "bench-config.yaml", "w") as f:
         f.write("# tools/beacon_sequence.py bench: %d conditions over %d beacons at %g Hz\nservices:\n" % (conditions, beacons, rate))
         f.write("  - id: beacons\n    type: beacon\n    persist: false\n    conditions:\n")

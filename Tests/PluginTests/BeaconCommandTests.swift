@@ -45,6 +45,7 @@ import Testing
         ("beacon.add", ["id": "desk", "altbeacon": "2f23"], "defined in config"),
         ("beacon.add", ["id": "Bad Id", "altbeacon": "2f23"], "topic segment"),
         ("beacon.add", ["id": "x", "altbeacon": "2f23", "ranging": "yes"], "ranging must be true or false"),
+        ("beacon.add", ["id": "x", "namespace": .number(12345678901234567890)], "quote it"),
         ("beacon.remove", ["id": "desk"], "defined in config"),
         ("beacon.remove", ["id": "nope"], "no beacon condition 'nope'"),
         ("beacon.remove", [:], "missing id"),

@@ -49,6 +49,7 @@ import Testing
         (#"{"conditions": [{"id": "a", "namespace": "626c7565636861726d31", "major": 1}]}"#, "conditions"),
         (#"{"conditions": [{"id": "a", "altbeacon": "2f23", "colour": "red"}]}"#, "conditions"),
         (#"{"conditions": [{"id": "A b", "altbeacon": "2f23"}]}"#, "conditions"),
+        (#"{"conditions": [{"id": "a", "altbeacon": "2f23", "origin": "runtime"}]}"#, "conditions"),
         (#"{"conditions": [{"id": "a", "altbeacon": "2f23"}, {"id": "a", "altbeacon": "2f24"}]}"#, "conditions"),
     ])
     func badValuesAreRefusedNamingTheKey(json: String, key: String) {

@@ -103,6 +103,9 @@ public struct BeaconConfiguration: PluginConfiguration, Equatable {
         var seen = Set<String>()
         for (index, entry) in raw.enumerated() {
             let condition: BeaconCondition
+            if entry["origin"] != nil {
+                throw ConfigValueError(key: "conditions", "conditions[\(index)]: origin is not a key of a condition (it shows where one came from in beacon record)")
+            }
             do {
                 condition = try BeaconCondition(definition: entry, origin: .config)
             } catch let e as BeaconConditionError {

@@ -11,7 +11,7 @@ extension BeaconService {
             if args["origin"] != nil { throw ServiceCommandError("beacon not added: origin is not an argument (conditions added here are runtime ones)") }
             let condition: BeaconCondition
             do {
-                condition = try BeaconCondition(definition: .object(Self.normalised(args)), origin: .runtime)
+                condition = try BeaconCondition(definition: .object(try Self.normalised(args)), origin: .runtime)
             } catch let e as BeaconConditionError {
                 throw ServiceCommandError("beacon not added: \(e.description)")
             }
@@ -84,10 +84,15 @@ extension BeaconService {
 
     /// `locus ctl` sends what looks like a number as a number: a hex prefix or id made only of
     /// digits (`altbeacon=0102`) must still be read as text.
-    static func normalised(_ args: [String: JSONValue]) -> [String: JSONValue] {
+    static func normalised(_ args: [String: JSONValue]) throws -> [String: JSONValue] {
         var o = args
         for k in ["uuid", "altbeacon", "namespace", "instance"] {
-            if case .number(let n)? = o[k], n == n.rounded(), n >= 0, n < 1e15 { o[k] = .string(String(Int64(n))) }
+            guard case .number(let n)? = o[k] else { continue }
+            // Past 15 digits a double has already lost some of them: refuse rather than guess.
+            guard n == n.rounded(), n >= 0, n < 1e15 else {
+                throw ServiceCommandError("beacon not added: \(k) arrived as a number; quote it as a JSON string (\(k)='\"…\"')")
+            }
+            o[k] = .string(String(Int64(n)))
         }
         return o
     }

@@ -80,6 +80,8 @@ public struct BeaconMonitor {
         var nextRange: EventTime?
         /// `record.lastHeard` as last handed out by `takeChanges` (to checkpoint it now and then).
         var storedLastHeard: EventTime?
+        /// The time of this condition's live entry in the deadline queue.
+        var scheduled: EventTime?
     }
 
     /// One beacon identity's ranging state.
@@ -95,12 +97,10 @@ public struct BeaconMonitor {
     private(set) var entries: [String: Entry] = [:]
     private var index = BeaconConditionIndex()
     private(set) var trackers: [BeaconIdentity: Tracker] = [:]
-    /// Ids that are unknown or satisfied: the only ones a deadline can change.
-    private var active = Set<String>()
+    /// When unknown and satisfied conditions (the only ones time can change) next need a look.
+    private var queue = DeadlineQueue()
     /// Ids waiting for the first message to start their timeout.
     private var pendingStart = Set<String>()
-    /// No deadline of an active condition falls before this (a lower bound; nil: none).
-    private var nextDue: EventTime?
     private var nextTrackerSweep: EventTime?
     /// After `resume()`: the first message's time, from which restored deadlines count.
     private var resumeFloor: EventTime?
@@ -143,22 +143,25 @@ public struct BeaconMonitor {
         if let old { index.remove(old.condition) }
         index.insert(condition)
         if entry.record.state == .unknown && entry.start == nil { pendingStart.insert(condition.id) }
-        if entry.record.state != .unsatisfied {
-            active.insert(condition.id)
-            // Due at once: the next message works out its deadline and ranging.
-            nextDue = EventTime(milliseconds: .min)
-        } else {
-            active.remove(condition.id)
-        }
+        entry.scheduled = nil
         entries[condition.id] = entry
+        // Due at once: the next message works out its deadline and ranging.
+        if entry.record.state != .unsatisfied { schedule(condition.id, EventTime(milliseconds: .min)) }
         removed.remove(condition.id)
         changed.insert(condition.id)
+    }
+
+    /// Makes sure `id` is looked at no later than `time`.
+    private mutating func schedule(_ id: String, _ time: EventTime) {
+        guard entries[id] != nil else { return }
+        if let s = entries[id]!.scheduled, s <= time { return }
+        entries[id]!.scheduled = time
+        queue.push(time, id)
     }
 
     public mutating func remove(_ id: String) {
         guard let e = entries.removeValue(forKey: id) else { return }
         index.remove(e.condition)
-        active.remove(id)
         pendingStart.remove(id)
         changed.remove(id)
         removed.insert(id)
@@ -178,45 +181,52 @@ public struct BeaconMonitor {
     public mutating func matching(_ identity: BeaconIdentity) -> [String] { index.matches(identity) }
 
     /// Applies one advertisement: first the deadlines up to its time, then the advertisement.
-    /// Returns the events, deadlines' first, each group ordered by condition id.
+    /// Returns the events: those of deadlines first (by due time, then id), then enters by id.
     public mutating func receive(_ o: BeaconObservation) -> [Event] {
         var events = advance(to: o.time)
         let ids = index.matches(o.identity)
         guard !ids.isEmpty else { return events }
         updateTracker(o)
-        for id in ids {
-            guard var e = entries[id] else { continue }
-            var r = e.record
-            if r.lastHeard.map({ o.time > $0 }) ?? true { r.lastHeard = o.time }
-            r.refinement = o.identity
-            if r.beacons.count < BeaconRecord.maxStayBeacons, r.beacons.insert(o.identity).inserted, r.state == .satisfied {
-                changed.insert(id)
-            }
-            if r.state != .satisfied {
-                let previous = r.state
-                r.state = .satisfied
-                r.since = o.time
-                r.beacons = [o.identity]
-                e.start = nil
-                pendingStart.remove(id)
-                e.nextRange = e.condition.ranging ? o.time.adding(seconds: settings.rangeInterval) : nil
-                active.insert(id)
-                lower(&nextDue, o.time.adding(seconds: settings.exitTimeout))
-                if let nr = e.nextRange { lower(&nextDue, nr) }
-                if e.condition.notifyOnEntry {
-                    r.lastEventType = BeaconEnterKind.eventType
-                    r.lastEventTime = o.time
-                    var b = body(e.condition, r, previous: previous)
-                    b.source = o.source
-                    b.rssi = o.rssi
-                    events.append(.enter(b))
-                }
-                changed.insert(id)
-            }
-            e.record = r
-            entries[id] = e
+        for id in ids where entries[id] != nil {
+            // In place: an entry copied out would copy its set of identities on every insert.
+            let (enter, changedRecord) = Self.heard(o, &entries[id]!, monitorID: monitorID, rangeInterval: settings.rangeInterval)
+            if changedRecord { changed.insert(id) }
+            guard let enter else { continue }
+            pendingStart.remove(id)
+            schedule(id, o.time.adding(seconds: settings.exitTimeout))
+            if let nr = entries[id]!.nextRange { schedule(id, nr) }
+            if case .some(let b) = enter { events.append(.enter(b)) }
         }
         return events
+    }
+
+    /// `o` heard for one matching condition. Returns whether it entered (with the event, nil
+    /// when notify_on_entry is off) and whether the record must be stored.
+    private static func heard(_ o: BeaconObservation, _ e: inout Entry, monitorID: String,
+                              rangeInterval: Double) -> (entered: BeaconEventBody??, changed: Bool) {
+        if e.record.lastHeard.map({ o.time > $0 }) ?? true { e.record.lastHeard = o.time }
+        e.record.refinement = o.identity
+        var changed = false
+        if e.record.state == .satisfied {
+            if e.record.beacons.count < BeaconRecord.maxStayBeacons, !e.record.beacons.contains(o.identity) {
+                e.record.beacons.insert(o.identity)
+                changed = true
+            }
+            return (nil, changed)
+        }
+        let previous = e.record.state
+        e.record.state = .satisfied
+        e.record.since = o.time
+        e.record.beacons = [o.identity]
+        e.start = nil
+        e.nextRange = e.condition.ranging ? o.time.adding(seconds: rangeInterval) : nil
+        guard e.condition.notifyOnEntry else { return (.some(nil), true) }
+        e.record.lastEventType = BeaconEnterKind.eventType
+        e.record.lastEventTime = o.time
+        var b = body(e.condition, e.record, previous: previous, monitorID: monitorID)
+        b.source = o.source
+        b.rssi = o.rssi
+        return (.some(b), true)
     }
 
     /// A message without an advertisement (a clock tick): the deadlines up to `time`.
@@ -238,7 +248,7 @@ public struct BeaconMonitor {
         }
     }
 
-    /// Exits, silent unknown → unsatisfied and ranging that are due at `time`.
+    /// Exits, silent unknown → unsatisfied, ranging and checkpoints that are due at `time`.
     private mutating func advance(to time: EventTime) -> [Event] {
         if lastTime.map({ time > $0 }) ?? true { lastTime = time }
         if resumePending {
@@ -246,76 +256,84 @@ public struct BeaconMonitor {
             resumeFloor = time
         }
         if !pendingStart.isEmpty {
-            for id in pendingStart { entries[id]?.start = time }
+            for id in pendingStart.sorted() where entries[id] != nil {
+                entries[id]!.start = time
+                schedule(id, time.adding(seconds: settings.exitTimeout))
+            }
             pendingStart.removeAll()
-            lower(&nextDue, time.adding(seconds: settings.exitTimeout))
         }
         sweepTrackers(at: time)
-        guard let due = nextDue, time >= due else { return [] }
         var events: [Event] = []
-        var next: EventTime?
-        for id in active.sorted() {
-            guard var e = entries[id] else { continue }
-            defer { entries[id] = e }
-            switch e.record.state {
-            case .unknown:
-                guard let start = e.start else { continue }
-                let deadline = floor(start).adding(seconds: settings.exitTimeout)
-                if time >= deadline {
-                    e.record.state = .unsatisfied
-                    e.record.since = deadline
-                    active.remove(id)
-                    changed.insert(id)
-                } else {
-                    lower(&next, deadline)
-                }
-            case .satisfied:
-                let deadline = floor(e.record.lastHeard ?? time).adding(seconds: settings.exitTimeout)
-                if time >= deadline {
-                    var r = e.record
-                    r.state = .unsatisfied
-                    r.since = deadline
-                    if e.condition.notifyOnExit {
-                        r.lastEventType = BeaconExitKind.eventType
-                        r.lastEventTime = time
-                        events.append(.exit(body(e.condition, r, previous: .satisfied, beacons: e.record.beacons)))
-                    }
-                    r.beacons = []
-                    e.record = r
-                    e.nextRange = nil
-                    active.remove(id)
-                    changed.insert(id)
-                    continue
-                }
-                lower(&next, deadline)
-                if e.condition.ranging {
-                    var nr = e.nextRange ?? time
-                    if time >= nr {
-                        events.append(.range(range(e, at: time)))
-                        nr = nr.adding(seconds: settings.rangeInterval)
-                        // Far behind (a gap in the input): the next one interval after now.
-                        if nr <= time { nr = time.adding(seconds: settings.rangeInterval) }
-                    }
-                    e.nextRange = nr
-                    lower(&next, nr)
-                }
-                // Checkpoint lastHeard every `checkpointInterval` while the beacon is heard, so
-                // an exit after a restart reports a recent last_heard.
-                if let heard = e.record.lastHeard, heard > (e.storedLastHeard ?? EventTime(milliseconds: .min)) {
-                    let due = e.storedLastHeard.map { $0.adding(seconds: Self.checkpointInterval) } ?? heard
-                    if time >= due {
-                        changed.insert(id)
-                        lower(&next, time.adding(seconds: Self.checkpointInterval))
-                    } else {
-                        lower(&next, due)
-                    }
-                }
-            case .unsatisfied:
-                active.remove(id)
-            }
+        while let (due, id) = queue.peek(dueAt: time) {
+            queue.pop()
+            // A stale entry: the condition was removed, or scheduled again since.
+            guard entries[id]?.scheduled == due else { continue }
+            entries[id]!.scheduled = nil
+            if let next = look(at: id, time: time, events: &events) { schedule(id, next) }
         }
-        nextDue = next
         return events
+    }
+
+    /// Applies what is due for `id` at `time`; returns when it next needs a look (nil: never,
+    /// until an advertisement or a new definition).
+    private mutating func look(at id: String, time: EventTime, events: inout [Event]) -> EventTime? {
+        let e = entries[id]!
+        switch e.record.state {
+        case .unsatisfied:
+            return nil
+        case .unknown:
+            guard let start = e.start else { return nil }
+            let deadline = floor(start).adding(seconds: settings.exitTimeout)
+            guard time >= deadline else { return deadline }
+            entries[id]!.record.state = .unsatisfied
+            entries[id]!.record.since = deadline
+            changed.insert(id)
+            return nil
+        case .satisfied:
+            let deadline = floor(e.record.lastHeard ?? time).adding(seconds: settings.exitTimeout)
+            if time >= deadline {
+                var r = e.record
+                r.state = .unsatisfied
+                r.since = deadline
+                if e.condition.notifyOnExit {
+                    r.lastEventType = BeaconExitKind.eventType
+                    r.lastEventTime = time
+                    events.append(.exit(Self.body(e.condition, r, previous: .satisfied, monitorID: monitorID)))
+                }
+                r.beacons = []
+                entries[id]!.record = r
+                entries[id]!.nextRange = nil
+                changed.insert(id)
+                return nil
+            }
+            var next = deadline
+            if e.condition.ranging {
+                var nr = e.nextRange ?? time
+                if time >= nr {
+                    events.append(.range(range(e, at: time)))
+                    nr = nr.adding(seconds: settings.rangeInterval)
+                    // Far behind (a gap in the input): the next one interval after now.
+                    if nr <= time { nr = time.adding(seconds: settings.rangeInterval) }
+                }
+                entries[id]!.nextRange = nr
+                next = min(next, nr)
+            }
+            // Checkpoint lastHeard every `checkpointInterval` while the beacon is heard, so an
+            // exit after a restart reports a recent last_heard.
+            if let heard = e.record.lastHeard, heard > (e.storedLastHeard ?? EventTime(milliseconds: .min)) {
+                let due = e.storedLastHeard.map { $0.adding(seconds: Self.checkpointInterval) } ?? heard
+                if time >= due {
+                    changed.insert(id)
+                    next = min(next, time.adding(seconds: Self.checkpointInterval))
+                } else {
+                    next = min(next, due)
+                }
+            } else {
+                // Not heard since the last checkpoint: look again in time for the next one.
+                next = min(next, time.adding(seconds: Self.checkpointInterval))
+            }
+            return next
+        }
     }
 
     /// Times before a restart count from the restart.
@@ -344,18 +362,15 @@ public struct BeaconMonitor {
         return BeaconRange(beacon: e.condition.id, monitor: monitorID, beacons: list, properties: e.condition.properties)
     }
 
-    func body(_ c: BeaconCondition, _ r: BeaconRecord, previous: BeaconState, beacons: Set<BeaconIdentity>? = nil) -> BeaconEventBody {
+    static func body(_ c: BeaconCondition, _ r: BeaconRecord, previous: BeaconState, monitorID: String) -> BeaconEventBody {
         BeaconEventBody(beacon: c.id, monitor: monitorID, state: r.state, previousState: previous, refinement: r.refinement,
-                        beacons: (beacons ?? r.beacons).sorted(), lastHeard: r.lastHeard, since: r.since, properties: c.properties)
+                        beacons: r.beacons.sorted(), lastHeard: r.lastHeard, since: r.since, properties: c.properties)
     }
 
     /// A snapshot of `id`'s state (`beacon.state`).
     public func snapshot(_ id: String) -> BeaconEventBody? {
         guard let e = entries[id] else { return nil }
-        return body(e.condition, e.record, previous: e.record.state)
+        return Self.body(e.condition, e.record, previous: e.record.state, monitorID: monitorID)
     }
 
-    private func lower(_ t: inout EventTime?, _ candidate: EventTime) {
-        if t.map({ candidate < $0 }) ?? true { t = candidate }
-    }
 }

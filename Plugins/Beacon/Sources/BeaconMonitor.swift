@@ -187,14 +187,16 @@ public struct BeaconMonitor {
         let ids = index.matches(o.identity)
         guard !ids.isEmpty else { return events }
         updateTracker(o)
-        for id in ids where entries[id] != nil {
-            // In place: an entry copied out would copy its set of identities on every insert.
-            let (enter, changedRecord) = Self.heard(o, &entries[id]!, monitorID: monitorID, rangeInterval: settings.rangeInterval)
+        for id in ids {
+            // In place (a copy of the entry would retain all of it, and copy its set of
+            // identities on an insert).
+            guard let at = entries.index(forKey: id) else { continue }
+            let (enter, changedRecord) = Self.heard(o, &entries.values[at], monitorID: monitorID, rangeInterval: settings.rangeInterval)
             if changedRecord { changed.insert(id) }
             guard let enter else { continue }
             pendingStart.remove(id)
             schedule(id, o.time.adding(seconds: settings.exitTimeout))
-            if let nr = entries[id]!.nextRange { schedule(id, nr) }
+            if let nr = entries.values[at].nextRange { schedule(id, nr) }
             if case .some(let b) = enter { events.append(.enter(b)) }
         }
         return events

@@ -47,8 +47,12 @@ run_config() {   # $1 = with|without
         echo "sources:"
         echo "  - {type: replay, id: ble0, file: $DATA/bench-input.jsonl, speed: max}"
         echo "sinks:"
-        echo "  - {type: file, id: out, path: $WORK/events.jsonl, topics: [\"beacon.\", \"status.ble0\"]}"
-        if [[ "$1" == with ]]; then sed -n '/^services:/,$p' "$DATA/bench-config.yaml"; fi
+        if [[ "$1" == with ]]; then
+            echo "  - {type: file, id: out, path: $WORK/events.jsonl, topics: [\"beacon.\", \"status.ble0\"]}"
+            sed -n '/^services:/,$p' "$DATA/bench-config.yaml"
+        else
+            echo "  - {type: file, id: out, path: $WORK/events.jsonl, topics: [\"status.ble0\"]}"
+        fi
     } > "$WORK/run-$1.yaml"
 }
 
@@ -62,8 +66,10 @@ locus_run() {   # $1 = with|without
     TIME_PID=$!
     for _ in $(seq 1 1200); do
         grep -q '"state":"stopped"' "$WORK/events.jsonl" 2>/dev/null && break
+        kill -0 "$TIME_PID" 2>/dev/null || { echo "locus run ended early:" >&2; cat "$WORK/stderr" >&2; exit 1; }
         sleep 0.25
     done
+    [[ -f "$WORK/events.jsonl" ]] || { echo "no events file after 300 s:" >&2; cat "$WORK/stderr" >&2; exit 1; }
     # The service may still be working through what the hub holds for it: wait until its
     # events stop coming.
     local before=-1 now
@@ -88,21 +94,23 @@ echo "== locus replay of the same recording (in-process reference): events per t
 (cd "$DATA" && "$BIN/locus" replay bench-input.jsonl --config bench-config.yaml) \
     | awk -F'"topic":"' '{ split($2, a, "\""); split(a[1], k, "."); n[k[1] "." k[2]]++ } END { for (t in n) printf "%s=%d ", t, n[t]; print "" }'
 
-alone=(); with=(); without=()
+alone=(); decode=(); with=(); without=()
 for ((run = 1; run <= RUNS; run++)); do
     line=$("$BIN/locus-bench" beacon "$DATA")
     alone+=("$(sed -nE 's/.*cpu_us_per_ad=([0-9.]+).*/\1/p' <<<"$line")")
+    decode+=("$(sed -nE 's/.*read_decode_us_per_ad=([0-9.]+).*/\1/p' <<<"$line")")
     read -r cw ew rw mw < <(locus_run with)
     read -r co _ _ mo < <(locus_run without)
     with+=("$cw"); without+=("$co")
-    echo "run $run  service alone ${alone[-1]} µs/ad   locus run with beacon ${cw}s cpu (enters $ew, ranges $rw, peak ${mw} KiB)   without ${co}s cpu (peak ${mo} KiB)"
+    echo "run $run  service alone ${alone[-1]} µs/ad (decoding ${decode[-1]})   locus run with beacon ${cw}s cpu (enters $ew, ranges $rw, peak ${mw} KiB)   without ${co}s cpu (peak ${mo} KiB)"
 done
 echo "last locus-bench line: $line"
 
-a=$(median "${alone[@]}"); w=$(median "${with[@]}"); o=$(median "${without[@]}")
+a=$(median "${alone[@]}"); dc=$(median "${decode[@]}"); w=$(median "${with[@]}"); o=$(median "${without[@]}")
 echo
 echo "================ summary (medians of $RUNS; $ADS advertisements, 1,000 conditions, 500 beacons at 10 Hz) ================"
 printf '%-52s %8.2f µs CPU per advertisement\n' "(a) beacon service alone (locus-bench beacon)" "$a"
+printf '%-52s %8.2f µs CPU per advertisement\n' "    reading + decoding the recording's envelopes" "$dc"
 printf '%-52s %8.2f µs CPU per advertisement\n' "(b) locus run, replay → hub → beacon service" "$(awk -v c="$w" -v n="$ADS" 'BEGIN { print c / n * 1e6 }')"
 printf '%-52s %8.2f µs CPU per advertisement\n' "    locus run, replay → hub, no service" "$(awk -v c="$o" -v n="$ADS" 'BEGIN { print c / n * 1e6 }')"
 printf '%-52s %8.2f µs CPU per advertisement\n' "    difference: the service's share end to end" "$(awk -v c="$w" -v d="$o" -v n="$ADS" 'BEGIN { print (c - d) / n * 1e6 }')"

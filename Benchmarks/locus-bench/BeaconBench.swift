@@ -15,6 +15,9 @@ enum BeaconBench {
                                          tickInterval: 1, registry: .core)
         var messages: [BusMessage] = []
         var ads = 0
+        // For comparison: reading and decoding the recording (what a subscriber's envelope
+        // decoding costs end to end, plus reading lines from the file).
+        let decodeStart = threadCPU()
         while let item = timeline.next() {
             switch item {
             case .message(let topic, let envelope):
@@ -27,6 +30,7 @@ enum BeaconBench {
                 continue
             }
         }
+        let decodeCPU = threadCPU() - decodeStart
         var service = try BeaconService(id: "beacons", configuration: BeaconConfiguration(conditions: conditions, persist: false))
         var counts: [String: Int] = [:]
         let start = threadCPU()
@@ -37,8 +41,8 @@ enum BeaconBench {
         }
         let cpu = threadCPU() - start
         let events = counts.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
-        print(String(format: "beacon-service conditions=%d advertisements=%d messages=%d cpu=%.3fs cpu_us_per_ad=%.3f ",
-                     conditions.count, ads, messages.count, cpu, cpu / Double(ads) * 1e6) + events)
+        print(String(format: "beacon-service conditions=%d advertisements=%d messages=%d cpu=%.3fs cpu_us_per_ad=%.3f read_decode_us_per_ad=%.3f ",
+                     conditions.count, ads, messages.count, cpu, cpu / Double(ads) * 1e6, decodeCPU / Double(ads) * 1e6) + events)
     }
 
     static func threadCPU() -> Double {

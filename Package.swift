@@ -92,7 +92,7 @@ let package = Package(
         .target(name: "LocusStore", dependencies: ["LocusCore", .product(name: "GRDB", package: "GRDB.swift")]),
         .executableTarget(
             name: "locus-bench",
-            dependencies: ["LocusCore", "LocusBus", "LocusNMEA", "LocusRegions", "LocusBLE"],
+            dependencies: ["LocusCore", "LocusBus", "LocusNMEA", "LocusRegions", "LocusBLE", "LocusBeaconService"],
             path: "Benchmarks/locus-bench"
         ),
         .testTarget(name: "LocusCoreTests", dependencies: ["LocusCore"]),

@@ -9,6 +9,7 @@ usage: locus-bench hub N            fix messages through the hub to an ipc subsc
        locus-bench nmea FILE [R]    the NMEA decoder alone over FILE, best of R (default 3) repeats
        locus-bench ble FILE [N] [R]  AD payload decoding (hex lines in FILE), N ads per set (default 5M), best of R (default 3)
        locus-bench geofence DIR [C] RegionIndex + exact tests on geofence_bench.py's data in DIR (C: cell degrees, default 0.004)
+       locus-bench beacon DIR       the beacon service alone on tools/beacon_sequence.py bench's data in DIR
 """
 
 let arguments = CommandLine.arguments
@@ -43,6 +44,8 @@ do {
         let cell = arguments.count > 3 ? Double(arguments[3]) : 0.004
         guard let cell, cell > 0 else { throw BenchError.usage }
         try GeofenceBench.run(directory: arguments[2], cellDegrees: cell)
+    case "beacon":
+        try BeaconBench.run(directory: arguments[2])
     default:
         throw BenchError.usage
     }

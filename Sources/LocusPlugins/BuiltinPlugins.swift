@@ -1,3 +1,4 @@
+import LocusBeaconService
 import LocusBLESource
 import LocusConsoleSink
 import LocusCore
@@ -25,6 +26,7 @@ public enum BuiltinPlugins {
         SignificantChangePlugin.factory,
         VisitsPlugin.factory,
         RegionPlugin.factory,
+        BeaconPlugin.factory,
         ExampleSpeedAlertPlugin.factory,
         ConsolePlugin.factory,
         FileSinkPlugin.factory,
@@ -41,6 +43,7 @@ public enum BuiltinPlugins {
         "SignificantChange": "significant-change",
         "Visits": "visits",
         "Region": "region",
+        "Beacon": "beacon",
         "ExampleSpeedAlert": "example-speed-alert",
         "Console": "console",
         "File": "file",

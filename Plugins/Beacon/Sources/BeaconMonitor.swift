@@ -1,0 +1,378 @@
+import LocusCore
+
+/// The settings of one monitor (see `BeaconConfiguration`).
+public struct BeaconSettings: Sendable, Equatable {
+    public var exitTimeout: Double
+    public var rangeInterval: Double
+    public var rangeTimeout: Double
+    public var proximity: ProximityModel
+    public var filter: RSSIFilter.Parameters
+    public var defaultMeasuredPower: Int
+
+    public init(exitTimeout: Double = 30, rangeInterval: Double = 1, rangeTimeout: Double = 5,
+                proximity: ProximityModel = .init(), filter: RSSIFilter.Parameters = .init(), defaultMeasuredPower: Int = -59) {
+        self.exitTimeout = exitTimeout
+        self.rangeInterval = rangeInterval
+        self.rangeTimeout = rangeTimeout
+        self.proximity = proximity
+        self.filter = filter
+        self.defaultMeasuredPower = defaultMeasuredPower
+    }
+
+    init(_ c: BeaconConfiguration) {
+        self.init(exitTimeout: c.exitTimeout, rangeInterval: c.rangeInterval, rangeTimeout: c.rangeTimeout,
+                  proximity: c.proximity, filter: c.filter, defaultMeasuredPower: c.defaultMeasuredPower)
+    }
+}
+
+/// One advertisement as the monitor uses it: the decoded identity, never the MAC address.
+public struct BeaconObservation: Sendable, Equatable {
+    public var identity: BeaconIdentity
+    public var rssi: Int
+    /// Calibrated power at 1 m from the frame, dBm; nil uses `default_measured_power`.
+    public var measuredPower: Int?
+    public var source: String
+    public var time: EventTime
+
+    public init(identity: BeaconIdentity, rssi: Int, measuredPower: Int?, source: String, time: EventTime) {
+        self.identity = identity
+        self.rssi = rssi
+        self.measuredPower = measuredPower
+        self.source = source
+        self.time = time
+    }
+}
+
+/// Decides the states of many beacon conditions from advertisements and event time: the beacon
+/// service without I/O.
+///
+/// Rules (reasons in Plugins/Beacon/README.md):
+/// - A matching advertisement makes a condition satisfied at once (`beacon.enter` unless it
+///   already was); its identity is the event's refinement.
+/// - A satisfied condition becomes unsatisfied (`beacon.exit`) on the first message (an
+///   advertisement or a clock tick) at or after `last heard + exit_timeout`.
+/// - An unknown condition becomes unsatisfied silently `exit_timeout` after monitoring began
+///   with nothing heard: a device starts out of range of almost all its beacons.
+/// - Ranging: while satisfied, every `range_interval`, the stay's beacons heard within
+///   `range_timeout`, with the smoothed RSSI of one `RSSIFilter` per identity (shared by every
+///   condition it matches), the distance and the band with hysteresis, nearest first.
+/// - After a restart, deadlines count from the first message processed, not from before the
+///   restart: what happened while Locus was down was not heard, so it cannot decide an exit.
+public struct BeaconMonitor {
+    public enum Event: Sendable, Equatable {
+        case enter(BeaconEventBody)
+        case exit(BeaconEventBody)
+        case range(BeaconRange)
+
+        public var conditionID: String {
+            switch self {
+            case .enter(let b), .exit(let b): b.beacon
+            case .range(let r): r.beacon
+            }
+        }
+    }
+
+    struct Entry {
+        var condition: BeaconCondition
+        var record: BeaconRecord
+        /// When monitoring began (unknown conditions: the exit timeout counts from here).
+        var start: EventTime?
+        var nextRange: EventTime?
+        /// `record.lastHeard` as last handed out by `takeChanges` (to checkpoint it now and then).
+        var storedLastHeard: EventTime?
+        /// The time of this condition's live entry in the deadline queue.
+        var scheduled: EventTime?
+    }
+
+    /// One beacon identity's ranging state.
+    struct Tracker {
+        var filter: RSSIFilter
+        var lastHeard: EventTime
+        var band: Proximity
+        var measuredPower: Int
+    }
+
+    public let monitorID: String
+    public let settings: BeaconSettings
+    private(set) var entries: [String: Entry] = [:]
+    private var index = BeaconConditionIndex()
+    private(set) var trackers: [BeaconIdentity: Tracker] = [:]
+    /// When unknown and satisfied conditions (the only ones time can change) next need a look.
+    private var queue = DeadlineQueue()
+    /// Ids waiting for the first message to start their timeout.
+    private var pendingStart = Set<String>()
+    private var nextTrackerSweep: EventTime?
+    /// After `resume()`: the first message's time, from which restored deadlines count.
+    private var resumeFloor: EventTime?
+    private var resumePending = false
+    private var changed = Set<String>()
+    private var removed = Set<String>()
+    /// Time of the last message seen.
+    public private(set) var lastTime: EventTime?
+
+    /// `lastHeard` of a satisfied condition is stored at least this often (seconds of event
+    /// time), so a restart does not count its exit timeout from a stale time.
+    static let checkpointInterval = 10.0
+
+    public init(monitorID: String, settings: BeaconSettings) {
+        self.monitorID = monitorID
+        self.settings = settings
+    }
+
+    public var count: Int { entries.count }
+    public var ids: [String] { entries.keys.sorted() }
+    public func condition(_ id: String) -> BeaconCondition? { entries[id]?.condition }
+    public func record(_ id: String) -> BeaconRecord? { entries[id]?.record }
+
+    /// After loading stored records: deadlines count from the next message.
+    public mutating func resume() { resumePending = true }
+
+    /// Adds or replaces a condition. It keeps `stored` (or its current record) when the
+    /// fingerprint matches, else starts unknown.
+    public mutating func put(_ condition: BeaconCondition, record stored: BeaconRecord? = nil) {
+        let old = entries[condition.id]
+        var entry: Entry
+        if let stored, stored.fingerprint == condition.fingerprint {
+            entry = Entry(condition: condition, record: stored, storedLastHeard: stored.lastHeard)
+        } else if let old, old.record.fingerprint == condition.fingerprint {
+            entry = old
+            entry.condition = condition
+        } else {
+            entry = Entry(condition: condition, record: BeaconRecord(fingerprint: condition.fingerprint))
+        }
+        if let old { index.remove(old.condition) }
+        index.insert(condition)
+        if entry.record.state == .unknown && entry.start == nil { pendingStart.insert(condition.id) }
+        entry.scheduled = nil
+        entries[condition.id] = entry
+        // Due at once: the next message works out its deadline and ranging.
+        if entry.record.state != .unsatisfied { schedule(condition.id, EventTime(milliseconds: .min)) }
+        removed.remove(condition.id)
+        changed.insert(condition.id)
+    }
+
+    /// Makes sure `id` is looked at no later than `time`.
+    private mutating func schedule(_ id: String, _ time: EventTime) {
+        guard entries[id] != nil else { return }
+        if let s = entries[id]!.scheduled, s <= time { return }
+        entries[id]!.scheduled = time
+        queue.push(time, id)
+    }
+
+    public mutating func remove(_ id: String) {
+        guard let e = entries.removeValue(forKey: id) else { return }
+        index.remove(e.condition)
+        pendingStart.remove(id)
+        changed.remove(id)
+        removed.insert(id)
+    }
+
+    /// Ids whose records changed (to store) and ids removed (to delete) since the last call.
+    public mutating func takeChanges() -> (changed: [String], removed: [String]) {
+        defer { changed.removeAll(keepingCapacity: true); removed.removeAll(keepingCapacity: true) }
+        for id in changed {
+            let heard = entries[id]?.record.lastHeard
+            entries[id]?.storedLastHeard = heard
+        }
+        return (changed.sorted(), removed.sorted())
+    }
+
+    /// Ids of the conditions `identity` satisfies.
+    public mutating func matching(_ identity: BeaconIdentity) -> [String] { index.matches(identity) }
+
+    /// Applies one advertisement: first the deadlines up to its time, then the advertisement.
+    /// Returns the events: those of deadlines first (by due time, then id), then enters by id.
+    public mutating func receive(_ o: BeaconObservation) -> [Event] {
+        var events = advance(to: o.time)
+        let ids = index.matches(o.identity)
+        guard !ids.isEmpty else { return events }
+        updateTracker(o)
+        for id in ids {
+            // In place (a copy of the entry would retain all of it, and copy its set of
+            // identities on an insert).
+            guard let at = entries.index(forKey: id) else { continue }
+            let (enter, changedRecord) = Self.heard(o, &entries.values[at], monitorID: monitorID, rangeInterval: settings.rangeInterval)
+            if changedRecord { changed.insert(id) }
+            guard let enter else { continue }
+            pendingStart.remove(id)
+            schedule(id, o.time.adding(seconds: settings.exitTimeout))
+            if let nr = entries.values[at].nextRange { schedule(id, nr) }
+            if case .some(let b) = enter { events.append(.enter(b)) }
+        }
+        return events
+    }
+
+    /// `o` heard for one matching condition. Returns whether it entered (with the event, nil
+    /// when notify_on_entry is off) and whether the record must be stored.
+    private static func heard(_ o: BeaconObservation, _ e: inout Entry, monitorID: String,
+                              rangeInterval: Double) -> (entered: BeaconEventBody??, changed: Bool) {
+        if e.record.lastHeard.map({ o.time > $0 }) ?? true { e.record.lastHeard = o.time }
+        e.record.refinement = o.identity
+        var changed = false
+        if e.record.state == .satisfied {
+            if e.record.beacons.count < BeaconRecord.maxStayBeacons, !e.record.beacons.contains(o.identity) {
+                e.record.beacons.insert(o.identity)
+                changed = true
+            }
+            return (nil, changed)
+        }
+        let previous = e.record.state
+        e.record.state = .satisfied
+        e.record.since = o.time
+        e.record.beacons = [o.identity]
+        e.start = nil
+        e.nextRange = e.condition.ranging ? o.time.adding(seconds: rangeInterval) : nil
+        guard e.condition.notifyOnEntry else { return (.some(nil), true) }
+        e.record.lastEventType = BeaconEnterKind.eventType
+        e.record.lastEventTime = o.time
+        var b = body(e.condition, e.record, previous: previous, monitorID: monitorID)
+        b.source = o.source
+        b.rssi = o.rssi
+        return (.some(b), true)
+    }
+
+    /// A message without an advertisement (a clock tick): the deadlines up to `time`.
+    public mutating func tick(at time: EventTime) -> [Event] { advance(to: time) }
+
+    private mutating func updateTracker(_ o: BeaconObservation) {
+        let power = o.measuredPower ?? settings.defaultMeasuredPower
+        let rssi = Double(o.rssi)
+        if var t = trackers[o.identity], o.time.seconds(since: t.lastHeard) <= settings.rangeTimeout, t.measuredPower == power {
+            t.filter.update(rssi, dt: o.time.seconds(since: t.lastHeard), parameters: settings.filter)
+            if o.time > t.lastHeard { t.lastHeard = o.time }
+            let d = settings.proximity.distance(rssi: t.filter.estimate, measuredPower: Double(power))
+            t.band = settings.proximity.band(d, from: t.band)
+            trackers[o.identity] = t
+        } else {
+            let f = RSSIFilter(first: rssi, parameters: settings.filter)
+            let d = settings.proximity.distance(rssi: rssi, measuredPower: Double(power))
+            trackers[o.identity] = Tracker(filter: f, lastHeard: o.time, band: settings.proximity.band(d), measuredPower: power)
+        }
+    }
+
+    /// Exits, silent unknown → unsatisfied, ranging and checkpoints that are due at `time`.
+    private mutating func advance(to time: EventTime) -> [Event] {
+        if lastTime.map({ time > $0 }) ?? true { lastTime = time }
+        if resumePending {
+            resumePending = false
+            resumeFloor = time
+        }
+        if !pendingStart.isEmpty {
+            for id in pendingStart.sorted() where entries[id] != nil {
+                entries[id]!.start = time
+                schedule(id, time.adding(seconds: settings.exitTimeout))
+            }
+            pendingStart.removeAll()
+        }
+        sweepTrackers(at: time)
+        var events: [Event] = []
+        while let (due, id) = queue.peek(dueAt: time) {
+            queue.pop()
+            // A stale entry: the condition was removed, or scheduled again since.
+            guard entries[id]?.scheduled == due else { continue }
+            entries[id]!.scheduled = nil
+            if let next = look(at: id, time: time, events: &events) { schedule(id, next) }
+        }
+        return events
+    }
+
+    /// Applies what is due for `id` at `time`; returns when it next needs a look (nil: never,
+    /// until an advertisement or a new definition).
+    private mutating func look(at id: String, time: EventTime, events: inout [Event]) -> EventTime? {
+        let e = entries[id]!
+        switch e.record.state {
+        case .unsatisfied:
+            return nil
+        case .unknown:
+            guard let start = e.start else { return nil }
+            let deadline = floor(start).adding(seconds: settings.exitTimeout)
+            guard time >= deadline else { return deadline }
+            entries[id]!.record.state = .unsatisfied
+            entries[id]!.record.since = deadline
+            changed.insert(id)
+            return nil
+        case .satisfied:
+            let deadline = floor(e.record.lastHeard ?? time).adding(seconds: settings.exitTimeout)
+            if time >= deadline {
+                var r = e.record
+                r.state = .unsatisfied
+                r.since = deadline
+                if e.condition.notifyOnExit {
+                    r.lastEventType = BeaconExitKind.eventType
+                    r.lastEventTime = time
+                    events.append(.exit(Self.body(e.condition, r, previous: .satisfied, monitorID: monitorID)))
+                }
+                r.beacons = []
+                entries[id]!.record = r
+                entries[id]!.nextRange = nil
+                changed.insert(id)
+                return nil
+            }
+            var next = deadline
+            if e.condition.ranging {
+                var nr = e.nextRange ?? time
+                if time >= nr {
+                    events.append(.range(range(e, at: time)))
+                    nr = nr.adding(seconds: settings.rangeInterval)
+                    // Far behind (a gap in the input): the next one interval after now.
+                    if nr <= time { nr = time.adding(seconds: settings.rangeInterval) }
+                }
+                entries[id]!.nextRange = nr
+                next = min(next, nr)
+            }
+            // Checkpoint lastHeard every `checkpointInterval` while the beacon is heard, so an
+            // exit after a restart reports a recent last_heard.
+            if let heard = e.record.lastHeard, heard > (e.storedLastHeard ?? EventTime(milliseconds: .min)) {
+                let due = e.storedLastHeard.map { $0.adding(seconds: Self.checkpointInterval) } ?? heard
+                if time >= due {
+                    changed.insert(id)
+                    next = min(next, time.adding(seconds: Self.checkpointInterval))
+                } else {
+                    next = min(next, due)
+                }
+            } else {
+                // Not heard since the last checkpoint: look again in time for the next one.
+                next = min(next, time.adding(seconds: Self.checkpointInterval))
+            }
+            return next
+        }
+    }
+
+    /// Times before a restart count from the restart.
+    private func floor(_ t: EventTime) -> EventTime {
+        guard let f = resumeFloor, t < f else { return t }
+        return f
+    }
+
+    private mutating func sweepTrackers(at time: EventTime) {
+        if let s = nextTrackerSweep, time < s { return }
+        let keep = max(settings.rangeTimeout, settings.exitTimeout)
+        trackers = trackers.filter { time.seconds(since: $0.value.lastHeard) <= keep }
+        nextTrackerSweep = time.adding(seconds: keep)
+    }
+
+    /// The ranging list of `e` at `time`: its stay's beacons heard within `range_timeout`, nearest first.
+    func range(_ e: Entry, at time: EventTime) -> BeaconRange {
+        var list: [BeaconRange.Entry] = []
+        for identity in e.record.beacons {
+            guard let t = trackers[identity], time.seconds(since: t.lastHeard) <= settings.rangeTimeout else { continue }
+            let d = settings.proximity.distance(rssi: t.filter.estimate, measuredPower: Double(t.measuredPower))
+            list.append(BeaconRange.Entry(identity: identity, rssi: t.filter.estimate, distance: d, proximity: t.band,
+                                          measuredPower: t.measuredPower, lastHeard: t.lastHeard, samples: t.filter.samples))
+        }
+        list.sort { $0.distance != $1.distance ? $0.distance < $1.distance : $0.identity < $1.identity }
+        return BeaconRange(beacon: e.condition.id, monitor: monitorID, beacons: list, properties: e.condition.properties)
+    }
+
+    static func body(_ c: BeaconCondition, _ r: BeaconRecord, previous: BeaconState, monitorID: String) -> BeaconEventBody {
+        BeaconEventBody(beacon: c.id, monitor: monitorID, state: r.state, previousState: previous, refinement: r.refinement,
+                        beacons: r.beacons.sorted(), lastHeard: r.lastHeard, since: r.since, properties: c.properties)
+    }
+
+    /// A snapshot of `id`'s state (`beacon.state`).
+    public func snapshot(_ id: String) -> BeaconEventBody? {
+        guard let e = entries[id] else { return nil }
+        return Self.body(e.condition, e.record, previous: e.record.state, monitorID: monitorID)
+    }
+
+}

@@ -1,0 +1,121 @@
+import Foundation
+import LocusCore
+import LocusStore
+
+extension BeaconService {
+    public mutating func handle(command: String, arguments: JSONValue, output: inout ServiceOutput) throws -> JSONValue {
+        try openIfNeeded(&output)
+        guard case .object(let args) = arguments else { throw ServiceCommandError("arguments must be an object") }
+        switch command {
+        case "beacon.add":
+            if args["origin"] != nil { throw ServiceCommandError("beacon not added: origin is not an argument (conditions added here are runtime ones)") }
+            let condition: BeaconCondition
+            do {
+                condition = try BeaconCondition(definition: .object(try Self.normalised(args)), origin: .runtime)
+            } catch let e as BeaconConditionError {
+                throw ServiceCommandError("beacon not added: \(e.description)")
+            }
+            if let existing = monitor.condition(condition.id), existing.origin != .runtime {
+                throw ServiceCommandError("beacon condition '\(condition.id)' is defined in config (conditions:); change it there")
+            }
+            if let store {
+                var probe = monitor
+                probe.put(condition)
+                var changes = StateChanges()
+                changes.put("condition", key: condition.id, value: condition.definition)
+                if let r = probe.record(condition.id) { changes.put("state", key: condition.id, value: r.json) }
+                try store.commit(changes)
+            }
+            monitor.put(condition)
+            _ = monitor.takeChanges()
+            emitSnapshot(condition.id, output: &output)
+            return try record(condition.id)
+        case "beacon.remove":
+            let cid = try Self.id(args)
+            guard let existing = monitor.condition(cid) else { throw ServiceCommandError("no beacon condition '\(cid)'; see locus ctl beacon list") }
+            guard existing.origin == .runtime else {
+                throw ServiceCommandError("beacon condition '\(cid)' is defined in config (conditions:); remove it there")
+            }
+            if let store {
+                var changes = StateChanges()
+                changes.delete("condition", key: cid)
+                changes.delete("state", key: cid)
+                try store.commit(changes)
+            }
+            monitor.remove(cid)
+            _ = monitor.takeChanges()
+            return .object(["removed": .string(cid)])
+        case "beacon.list":
+            var filter: BeaconState?
+            if let raw = args["state"] {
+                guard let text = raw.stringValue, let s = BeaconState(rawValue: text) else {
+                    throw ServiceCommandError("state must be unknown, satisfied or unsatisfied")
+                }
+                filter = s
+            }
+            var limit = 1000
+            if let raw = args["limit"] {
+                guard let n = raw.doubleValue, n >= 0, n == n.rounded() else { throw ServiceCommandError("limit must be a whole number ≥ 0") }
+                limit = Int(n)
+            }
+            if let k = Set(args.keys).subtracting(["state", "limit"]).sorted().first {
+                throw ServiceCommandError("unknown argument '\(k)'; beacon list takes state and limit")
+            }
+            var items: [JSONValue] = []
+            var matched = 0
+            for cid in monitor.ids {
+                guard let r = monitor.record(cid), let c = monitor.condition(cid) else { continue }
+                if let filter, r.state != filter { continue }
+                matched += 1
+                if items.count < limit {
+                    items.append(.object(["id": .string(cid), "state": .string(r.state.rawValue), "origin": .string(c.origin.rawValue)]))
+                }
+            }
+            return .object(["count": .number(Double(matched)), "conditions": .array(items), "truncated": .bool(matched > items.count)])
+        case "beacon.record":
+            let cid = try Self.id(args)
+            guard monitor.condition(cid) != nil else { throw ServiceCommandError("no beacon condition '\(cid)'; see locus ctl beacon list") }
+            emitSnapshot(cid, output: &output)
+            return try record(cid)
+        default:
+            throw ServiceCommandError("beacon service does not answer '\(command)'")
+        }
+    }
+
+    /// `locus ctl` sends what looks like a number as a number: a hex prefix or id made only of
+    /// digits (`altbeacon=0102`) must still be read as text.
+    static func normalised(_ args: [String: JSONValue]) throws -> [String: JSONValue] {
+        var o = args
+        for k in ["uuid", "altbeacon", "namespace", "instance"] {
+            guard case .number(let n)? = o[k] else { continue }
+            // Past 15 digits a double has already lost some of them: refuse rather than guess.
+            guard n == n.rounded(), n >= 0, n < 1e15 else {
+                throw ServiceCommandError("beacon not added: \(k) arrived as a number; quote it as a JSON string (\(k)='\"…\"')")
+            }
+            o[k] = .string(String(Int64(n)))
+        }
+        return o
+    }
+
+    /// Commands are not part of a replay: their events carry the time of the last message
+    /// received, or the wall clock before any.
+    var commandTime: EventTime { lastMessageTime ?? EventTime(seconds: Date().timeIntervalSince1970) }
+
+    func record(_ cid: String) throws -> JSONValue {
+        guard let c = monitor.condition(cid), let r = monitor.record(cid) else { throw ServiceCommandError("no beacon condition '\(cid)'") }
+        var o: [String: JSONValue] = ["definition": c.definition, "monitor": .string(id)]
+        if case .object(let ro) = r.recordJSON { for (k, v) in ro { o[k] = v } }
+        return .object(o)
+    }
+
+    func emitSnapshot(_ cid: String, output: inout ServiceOutput) {
+        guard let body = monitor.snapshot(cid) else { return }
+        output.emit(BeaconStateSnapshot(body), topic: BeaconStateKind.topicPrefix + cid, time: commandTime)
+    }
+
+    static func id(_ args: [String: JSONValue]) throws -> String {
+        guard let cid = args["id"]?.stringValue, !cid.isEmpty else { throw ServiceCommandError("missing id=<condition id>") }
+        if let k = Set(args.keys).subtracting(["id"]).sorted().first { throw ServiceCommandError("unknown argument '\(k)'; only id is taken") }
+        return cid
+    }
+}

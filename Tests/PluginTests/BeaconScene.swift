@@ -1,0 +1,54 @@
+import Foundation
+import LocusCore
+@testable import LocusBeaconService
+
+/// Advertisements and ticks for the beacon service's tests, at seconds after
+/// `LocationScene.origin` (the same clock as the other services' tests).
+enum BeaconScene {
+    static let charmUUID = "426c7565-4368-6172-6d42-6561636f6e73"
+    static let namespace = "626c7565636861726d31"
+
+    static func iBeacon(major: Int = 3838, minor: Int = 4949, power: Int? = -59) -> BLEAdvertisement.Beacon {
+        .init(format: "ibeacon", uuid: charmUUID, major: major, minor: minor, measuredPower: power)
+    }
+
+    /// An advertisement of `beacon` heard with `rssi` from `address`.
+    static func ad(_ beacon: BLEAdvertisement.Beacon?, rssi: Int = -65, at seconds: Double, address: String = "4A:00:00:00:00:01",
+                   source: String = "ble0", manufacturerData: [BLEAdvertisement.ManufacturerData] = [],
+                   serviceData: [BLEAdvertisement.ServiceData] = []) -> BusMessage {
+        let ad = BLEAdvertisement(source: source, address: address, addressType: "random", rssi: rssi,
+                                  manufacturerData: manufacturerData, serviceData: serviceData, beacon: beacon)
+        return LocationScene.message(ad, topic: "obs.ble.\(source)", producer: source, at: LocationScene.time(seconds))
+    }
+
+    /// The RSSI a beacon with 1 m power -59 dBm gives at `metres` under the service's default model (n = 2).
+    static func rssi(at metres: Double) -> Int { Int((-59 - 20 * log10(metres)).rounded()) }
+
+    static func condition(_ id: String, _ definition: [String: JSONValue]) throws -> BeaconCondition {
+        var d = definition
+        d["id"] = .string(id)
+        return try BeaconCondition(definition: .object(d), origin: .config)
+    }
+
+    static func service(_ conditions: [BeaconCondition], rangeInterval: Double = 1,
+                        sources: [String] = []) throws -> ServiceRun<BeaconService> {
+        ServiceRun(try BeaconService(id: "beacons", configuration: BeaconConfiguration(
+            conditions: conditions, rangeInterval: rangeInterval, sources: sources)))
+    }
+
+    /// Feeds ads and whole-second ticks merged in time order.
+    static func play(_ run: inout ServiceRun<BeaconService>, ads: [BusMessage], ticks: ClosedRange<Int>) throws {
+        try run.feed(timeline(ads, LocationScene.ticks(ticks.lowerBound, ticks.upperBound)))
+    }
+}
+
+// Literals for the command tests' arguments and replies (test target only).
+extension JSONValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, ExpressibleByBooleanLiteral,
+    ExpressibleByDictionaryLiteral {
+    public init(booleanLiteral value: Bool) { self = .bool(value) }
+    public init(stringLiteral value: String) { self = .string(value) }
+    public init(integerLiteral value: Int) { self = .number(Double(value)) }
+    public init(dictionaryLiteral elements: (String, JSONValue)...) {
+        self = .object(Dictionary(elements, uniquingKeysWith: { $1 }))
+    }
+}

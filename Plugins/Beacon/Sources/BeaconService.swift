@@ -11,7 +11,7 @@ import Logging
 ///
 /// Persistence (when `persist` and the runtime gives a state directory) is the region
 /// service's: every change is committed to SQLite with the events it causes (an outbox) before
-/// they are published, and acknowledged when they come back through the hub (`BeaconOutbox`).
+/// they are published, and acknowledged when they come back through the hub (`OutboxReceipts`).
 /// After a crash the service restores conditions and states, skips messages it had already
 /// processed, and republishes unacknowledged events. Ranging filters are not stored.
 public struct BeaconService: CommandableService {
@@ -22,7 +22,10 @@ public struct BeaconService: CommandableService {
     let databasePath: String?
     var monitor: BeaconMonitor
     var store: ServiceStateStore?
-    private var outbox = BeaconOutbox()
+    private var outbox = OutboxReceipts()
+    /// Outboxed events, whose receipts are asked for (ranging and state snapshots are not
+    /// outboxed, so their echo is not).
+    static let acknowledgedTopics = [BeaconEnterKind.topicPrefix, BeaconExitKind.topicPrefix]
     /// Messages at or before this time were processed before a restart.
     private var processedThrough: EventTime?
     var lastMessageTime: EventTime?
@@ -57,7 +60,14 @@ public struct BeaconService: CommandableService {
 
     public var subscriptions: [String] {
         let ads = configuration.sources.isEmpty ? ["obs.ble."] : configuration.sources.map { "obs.ble.\($0)" }
-        return ads + ["clock.tick"] + (databasePath != nil ? BeaconOutbox.echoTopics : [])
+        return ads + ["clock.tick"]
+    }
+
+    /// Its own enter/exit events back from the hub acknowledge them in the outbox.
+    public var acknowledgementTopics: [String] { databasePath != nil ? Self.acknowledgedTopics : [] }
+
+    public mutating func acknowledge(_ message: BusMessage) throws {
+        if message.envelope.producer == id, let store { try outbox.receive(message, store: store) }
     }
 
     public var produces: [String] { ["beacon.enter.", "beacon.exit.", "beacon.range.", "beacon.state."] }
@@ -75,10 +85,6 @@ public struct BeaconService: CommandableService {
 
     public mutating func receive(_ message: BusMessage, output: inout ServiceOutput) throws {
         try openIfNeeded(&output)
-        if message.topic.hasPrefix("beacon.") {
-            if message.envelope.producer == id, let store { try outbox.echo(message, store: store) }
-            return
-        }
         if let fence = processedThrough {
             if message.time <= fence {
                 counters.skippedAfterRestart += 1

@@ -26,8 +26,8 @@ public struct RegionService: CommandableService {
     private var file: ConditionFile?
     /// The file's conditions as last loaded (for `locus check` errors at build, and reloads).
     private var fileConditions: [RegionCondition]
-    /// Outbox events published and not yet seen back through the hub, oldest first.
-    private var awaitingEcho: [(id: Int64, topic: String, time: EventTime)] = []
+    /// Outbox events published and not yet seen back through the hub.
+    private var outbox = OutboxReceipts()
     /// Messages at or before this time were processed before a restart.
     private var processedThrough: EventTime?
     var lastMessageTime: EventTime?
@@ -145,20 +145,13 @@ public struct RegionService: CommandableService {
             changes.setMeta("processed_through", String(time.milliseconds))
             if let t = monitor.lastFixTime { changes.setMeta("last_fix_time", String(t.milliseconds)) }
             let ids = try store.commit(changes)
-            for (stored, oid) in zip(outboxed, ids) { awaitingEcho.append((oid, stored.topic, stored.time)) }
+            outbox.published(outboxed, ids: ids)
         }
         for e in events { Self.emit(e.kind, e.body, at: time, to: &output) }
     }
 
     public mutating func acknowledge(_ message: BusMessage) throws {
-        guard message.envelope.producer == id, let store, let at = awaitingEcho.firstIndex(where: { $0.topic == message.topic && $0.time == message.time }) else { return }
-        // Events before it that never came back were dropped on the way (a full queue): they
-        // were not delivered either, and are not published again.
-        let oid = awaitingEcho[at].id
-        awaitingEcho.removeFirst(at + 1)
-        var changes = StateChanges()
-        changes.acknowledge(through: oid)
-        try store.commit(changes)
+        if message.envelope.producer == id, let store { try outbox.receive(message, store: store) }
     }
 
     private mutating func checkFile(at time: EventTime, output: inout ServiceOutput) throws {
@@ -267,7 +260,7 @@ public struct RegionService: CommandableService {
             guard let kind = RegionMonitor.EventKind(rawValue: e.eventType),
                   let body = try? Self.body(fromJSON: e.payload) else { continue }
             Self.emit(kind, body, at: e.time, to: &output)
-            awaitingEcho.append((e.id, e.topic, e.time))
+            outbox.published([e], ids: [e.id])
             // Topic and time only: never coordinates at info level.
             logger.info("republishing an event not acknowledged before the restart", metadata: [
                 "topic": "\(e.topic)", "time": "\(e.time.iso8601)"])

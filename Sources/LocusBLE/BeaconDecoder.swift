@@ -124,11 +124,7 @@ public enum BeaconDecoder {
     }
 
     static func plainTLM(_ d: UnsafeBufferPointer<UInt8>) -> BeaconFrame.EddystoneTLM {
-        let mv = Int(be16(d, 2))
-        let rawTemp = be16(d, 4)
-        return .init(version: d[1], batteryMillivolts: mv == 0 ? nil : mv,
-                     temperature: rawTemp == 0x8000 ? nil : Double(Int16(bitPattern: rawTemp)) / 256,
-                     advertisingCount: be32(d, 6), uptimeTenths: be32(d, 10))
+        .init(version: d[1], rawBattery: be16(d, 2), rawTemperature: be16(d, 4), advertisingCount: be32(d, 6), uptimeTenths: be32(d, 10))
     }
 
     /// The beacon identity of an advertisement's blocks, in the `obs.ble` wire form: the first

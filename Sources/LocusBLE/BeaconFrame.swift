@@ -58,22 +58,40 @@ public enum BeaconFrame: Sendable, Equatable {
     }
 
     /// Eddystone-TLM (frame 0x20): plain (version 0) or encrypted (version 1).
+    ///
+    /// Stored as sent (raw words, 40 bytes) rather than as optionals: the frame travels inside
+    /// every decoded advertisement's `BeaconFrame`, whose size is that of its largest case.
     public struct EddystoneTLM: Sendable, Equatable {
         public var version: UInt8
-        /// Battery voltage, mV; nil when the beacon reports 0 (not supported) or the frame is encrypted.
-        public var batteryMillivolts: Int?
-        /// Beacon temperature, °C (signed 8.8 fixed point on air); nil for 0x8000 (not supported) or encrypted.
-        public var temperature: Double?
-        /// Advertising PDUs since power-up; nil when encrypted.
-        public var advertisingCount: UInt32?
-        /// Time since power-up in 0.1 s units (SEC_CNT as sent); nil when encrypted.
-        public var uptimeTenths: UInt32?
+        private var rawBattery: UInt16
+        private var rawTemperature: UInt16
+        private var rawAdvertisingCount: UInt32
+        private var rawUptime: UInt32
         /// Encrypted TLM (ETLM, 12 bytes), salt and MIC as sent, for version 1.
         public var encrypted: BeaconBytes?
-        public init(version: UInt8, batteryMillivolts: Int? = nil, temperature: Double? = nil, advertisingCount: UInt32? = nil,
-                    uptimeTenths: UInt32? = nil, encrypted: BeaconBytes? = nil) {
-            self.version = version; self.batteryMillivolts = batteryMillivolts; self.temperature = temperature
-            self.advertisingCount = advertisingCount; self.uptimeTenths = uptimeTenths; self.encrypted = encrypted
+
+        /// Battery voltage, mV; nil when the beacon reports 0 (not supported) or the frame is encrypted.
+        public var batteryMillivolts: Int? { encrypted == nil && rawBattery != 0 ? Int(rawBattery) : nil }
+        /// Beacon temperature, °C (signed 8.8 fixed point on air); nil for 0x8000 (not supported) or encrypted.
+        public var temperature: Double? {
+            encrypted == nil && rawTemperature != 0x8000 ? Double(Int16(bitPattern: rawTemperature)) / 256 : nil
+        }
+        /// Advertising PDUs since power-up; nil when encrypted.
+        public var advertisingCount: UInt32? { encrypted == nil ? rawAdvertisingCount : nil }
+        /// Time since power-up in 0.1 s units (SEC_CNT as sent); nil when encrypted.
+        public var uptimeTenths: UInt32? { encrypted == nil ? rawUptime : nil }
+
+        /// A plain frame's fields as sent: VBATT (mV, 0 = not supported), TEMP (8.8, 0x8000 = not
+        /// supported), ADV_CNT, SEC_CNT.
+        public init(version: UInt8, rawBattery: UInt16, rawTemperature: UInt16, advertisingCount: UInt32, uptimeTenths: UInt32) {
+            self.version = version; self.rawBattery = rawBattery; self.rawTemperature = rawTemperature
+            self.rawAdvertisingCount = advertisingCount; self.rawUptime = uptimeTenths; self.encrypted = nil
+        }
+
+        /// An encrypted frame (ETLM, salt and MIC as sent).
+        public init(version: UInt8, encrypted: BeaconBytes) {
+            self.version = version; rawBattery = 0; rawTemperature = 0x8000; rawAdvertisingCount = 0; rawUptime = 0
+            self.encrypted = encrypted
         }
     }
 

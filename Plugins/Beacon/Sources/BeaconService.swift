@@ -173,7 +173,7 @@ public struct BeaconService: CommandableService {
     /// unchanged, and unacknowledged events to publish again.
     mutating func openIfNeeded(_ output: inout ServiceOutput) throws {
         guard !loaded else { return }
-        var conditions = configuration.conditions
+        let conditions = configuration.conditions
         guard let databasePath else {
             for c in conditions { monitor.put(c) }
             _ = monitor.takeChanges()
@@ -181,41 +181,23 @@ public struct BeaconService: CommandableService {
             return
         }
         let s = try ServiceStateStore(path: databasePath, kind: "beacon")
-        let configuredIDs = Set(conditions.map(\.id))
-        var changes = StateChanges()
-        var dropped: [String] = []
-        for (key, value) in try s.records(in: "condition") {
-            if configuredIDs.contains(key) {
-                dropped.append(key)
-                changes.delete("condition", key: key)
-                continue
-            }
-            do {
-                conditions.append(try BeaconCondition(definition: value, origin: .runtime))
-            } catch {
+        let restoredSet = try s.restoreConditions(
+            configured: conditions, id: \.id,
+            runtime: { try BeaconCondition(definition: $0, origin: .runtime) }, record: BeaconRecord.init(json:),
+            unchanged: { $0.fingerprint == $1.fingerprint },
+            unreadable: { key, error in
                 logger.error("stored beacon condition cannot be read; dropped", metadata: ["condition": "\(key)", "error": "\(error)"])
-                changes.delete("condition", key: key)
-            }
-        }
-        var stored: [String: BeaconRecord] = [:]
-        for (key, value) in try s.records(in: "state") { if let r = BeaconRecord(json: value) { stored[key] = r } }
-        var restored = 0
-        for c in conditions {
-            let record = stored.removeValue(forKey: c.id)
-            if let record {
-                if record.fingerprint == c.fingerprint { restored += 1 } else { changes.delete("state", key: c.id) }
-            }
-            monitor.put(c, record: record)
-        }
-        for key in stored.keys.sorted() { changes.delete("state", key: key) }
-        if !dropped.isEmpty {
+            })
+        for (c, record) in restoredSet.conditions { monitor.put(c, record: record) }
+        let restored = restoredSet.restoredStates
+        if !restoredSet.replacedByConfig.isEmpty {
             logger.warning("config now defines ids that were added at runtime; the config's definitions are used", metadata: [
-                "conditions": "\(dropped.joined(separator: ","))"])
+                "conditions": "\(restoredSet.replacedByConfig.joined(separator: ","))"])
         }
         if let raw = try s.meta("processed_through"), let ms = Int64(raw) { processedThrough = EventTime(milliseconds: ms) }
         monitor.resume()
         _ = monitor.takeChanges()
-        if !changes.isEmpty { try s.commit(changes) }
+        if !restoredSet.changes.isEmpty { try s.commit(restoredSet.changes) }
         let republish = try s.unacknowledgedEvents()
         store = s
         loaded = true

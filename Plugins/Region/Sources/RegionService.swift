@@ -204,7 +204,7 @@ public struct RegionService: CommandableService {
     /// whose shape is unchanged, and unacknowledged events to publish again.
     mutating func openIfNeeded(_ output: inout ServiceOutput) throws {
         guard !loaded else { return }
-        var configured: [RegionCondition] = configuration.regions + fileConditions
+        let configured: [RegionCondition] = configuration.regions + fileConditions
         guard let databasePath else {
             for c in configured { monitor.put(c) }
             _ = monitor.takeChanges()
@@ -212,44 +212,23 @@ public struct RegionService: CommandableService {
             return
         }
         let s = try ServiceStateStore(path: databasePath, kind: "region")
-        let configuredIDs = Set(configured.map(\.id))
-        var changes = StateChanges()
-        var dropped: [String] = []
-        for (key, value) in try s.records(in: "condition") {
-            if configuredIDs.contains(key) {
-                dropped.append(key)
-                changes.delete("condition", key: key)
-                continue
-            }
-            do {
-                configured.append(try RegionCondition(definition: value, origin: .runtime))
-            } catch {
+        let restoredSet = try s.restoreConditions(
+            configured: configured, id: \.id,
+            runtime: { try RegionCondition(definition: $0, origin: .runtime) }, record: ConditionRecord.init(json:),
+            unchanged: { $0.fingerprint == $1.fingerprint },
+            unreadable: { key, error in
                 logger.error("stored region cannot be read; dropped", metadata: ["region": "\(key)", "error": "\(error)"])
-                changes.delete("condition", key: key)
-            }
-        }
-        var stored: [String: ConditionRecord] = [:]
-        for (key, value) in try s.records(in: "state") {
-            if let r = ConditionRecord(json: value) { stored[key] = r }
-        }
-        var restored = 0
-        for c in configured {
-            let record = stored.removeValue(forKey: c.id)
-            if let record {
-                if record.fingerprint == c.fingerprint { restored += 1 } else { changes.delete("state", key: c.id) }
-            }
-            monitor.put(c, record: record)
-        }
-        // States of conditions that are gone, and of shapes that changed, start over.
-        for key in stored.keys.sorted() { changes.delete("state", key: key) }
-        if !dropped.isEmpty {
+            })
+        for (c, record) in restoredSet.conditions { monitor.put(c, record: record) }
+        let restored = restoredSet.restoredStates
+        if !restoredSet.replacedByConfig.isEmpty {
             logger.warning("config now defines ids that were added at runtime; the config's definitions are used", metadata: [
-                "regions": "\(dropped.joined(separator: ","))"])
+                "regions": "\(restoredSet.replacedByConfig.joined(separator: ","))"])
         }
         if let raw = try s.meta("processed_through"), let ms = Int64(raw) { processedThrough = EventTime(milliseconds: ms) }
         if let raw = try s.meta("last_fix_time"), let ms = Int64(raw) { monitor.resume(lastFixTime: EventTime(milliseconds: ms)) }
         _ = monitor.takeChanges()
-        if !changes.isEmpty { try s.commit(changes) }
+        if !restoredSet.changes.isEmpty { try s.commit(restoredSet.changes) }
         let republish = try s.unacknowledgedEvents()
         store = s
         loaded = true

@@ -47,6 +47,21 @@ enum GeofenceBench {
         print("peak RSS \(peakKiB()) KiB")
     }
 
+    /// Only the per-point query loop, `repeats` times over all points, each pass's rate printed:
+    /// for profilers and for spreads of repeated runs without the rest of `run`'s work.
+    static func runQueriesOnly(directory: String, cellDegrees: Double, repeats: Int) throws {
+        let data = try GeofenceData(directory: directory)
+        var ignored = 0
+        let index = RegionShapeIndex<Int32>(cellDegrees: cellDegrees)
+        for i in 0..<data.circleCount { index.insert(Int32(i), try circleShape(data, i)) }
+        for k in 0..<data.polygonCount { index.insert(Int32(data.circleCount + k), try polygonShape(data, k, selfIntersecting: &ignored)) }
+        for pass in 1...max(1, repeats) {
+            let result = queryAll(data, index)
+            print(String(format: "pass %d: q/s=%.0f cpu_q/s=%.0f hits=%d", pass, Double(data.pointLatitudes.count) / result.wall,
+                         Double(data.pointLatitudes.count) / result.cpu, result.pairs))
+        }
+    }
+
     static func circleShape(_ data: GeofenceData, _ i: Int, latitudeOffset: Double = 0) throws -> RegionShape {
         try .circle(center: Coordinate(latitude: data.circleLatitudes[i] + latitudeOffset, longitude: data.circleLongitudes[i]),
                     radius: data.circleRadii[i])

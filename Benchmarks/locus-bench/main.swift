@@ -9,6 +9,7 @@ usage: locus-bench hub N            fix messages through the hub to an ipc subsc
        locus-bench nmea FILE [R]    the NMEA decoder alone over FILE, best of R (default 3) repeats
        locus-bench ble FILE [N] [R]  AD payload decoding (hex lines in FILE), N ads per set (default 5M), best of R (default 3)
        locus-bench geofence DIR [C] RegionIndex + exact tests on geofence_bench.py's data in DIR (C: cell degrees, default 0.004)
+       locus-bench geofence-query DIR [C] [R]  only the per-point query, R (default 5) passes over the points (for profiling)
        locus-bench beacon DIR       the beacon service alone on tools/beacon_sequence.py bench's data in DIR
 """
 
@@ -44,6 +45,11 @@ do {
         let cell = arguments.count > 3 ? Double(arguments[3]) : 0.004
         guard let cell, cell > 0 else { throw BenchError.usage }
         try GeofenceBench.run(directory: arguments[2], cellDegrees: cell)
+    case "geofence-query":
+        let cell = arguments.count > 3 ? Double(arguments[3]) : 0.004
+        let repeats = arguments.count > 4 ? parseCount(arguments[4]) : 5
+        guard let cell, cell > 0, let repeats else { throw BenchError.usage }
+        try GeofenceBench.runQueriesOnly(directory: arguments[2], cellDegrees: cell, repeats: repeats)
     case "beacon":
         try BeaconBench.run(directory: arguments[2])
     default:

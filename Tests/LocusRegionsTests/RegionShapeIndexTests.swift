@@ -1,5 +1,5 @@
 import Foundation
-@_spi(Benchmarks) import LocusRegions
+@_spi(Benchmarks) @testable import LocusRegions
 import LocusCore
 import Testing
 
@@ -95,6 +95,59 @@ import Testing
         }
         // Vertices are inside their polygon: the edge cases really were exercised.
         #expect(inside > 500)
+    }
+
+    /// Polygons about a cell in size, where the per-cell raster (`PolygonCellCoverage`) answers
+    /// most queries: the index must still give `PolygonRegion.contains`'s answer a hair (1e-13°
+    /// to 1e-5°) either side of every edge and on the vertices, and must file no entry in a
+    /// cell its box covers but the polygon misses.
+    @Test func polygonsAnsweredFromTheirRasterAgreeWithTheShapeNearEdges() throws {
+        var random = IndexTestRandom(seed: 21)
+        let index = RegionShapeIndex<Int>(cellDegrees: 0.004)
+        var shapes: [Int: RegionShape] = [:]
+        var rings: [[Coordinate]] = []
+        for id in 0 ..< 200 {
+            let latitude = Double.random(in: 52.5 ... 52.6, using: &random), longitude = Double.random(in: 13.3 ... 13.5, using: &random)
+            let size = Double.random(in: 0.0005 ... 0.01, using: &random)
+            let angles = (0 ..< Int.random(in: 3 ... 16, using: &random)).map { _ in Double.random(in: 0 ..< 2 * .pi, using: &random) }.sorted()
+            var ring = angles.map { a in
+                Coordinate(latitude: latitude + size * .random(in: 0.5 ... 1, using: &random) * sin(a),
+                           longitude: longitude + size * .random(in: 0.5 ... 1, using: &random) * cos(a))
+            }
+            ring.append(ring[0])
+            guard let shape = try? RegionShape.polygons([[ring]]) else { continue }
+            shapes[id] = shape
+            rings.append(ring)
+            index.insert(id, shape)
+        }
+        var points: [Coordinate] = []
+        for ring in rings {
+            for i in 0 ..< ring.count - 1 {
+                let a = ring[i], b = ring[i + 1]
+                points.append(a)
+                let dx = b.longitude - a.longitude, dy = b.latitude - a.latitude, length = (dx * dx + dy * dy).squareRoot()
+                for hair in [0, 1e-13, 1e-11, 1e-9, 1e-7, 1e-5] {
+                    let t = Double.random(in: 0 ... 1, using: &random), side = Bool.random(using: &random) ? 1.0 : -1.0
+                    points.append(Coordinate(latitude: a.latitude + t * dy + side * hair * dx / length,
+                                             longitude: a.longitude + t * dx - side * hair * dy / length))
+                }
+            }
+        }
+        var inside = 0
+        for p in points {
+            let truth = shapes.filter { $0.value.contains(p) }.map(\.key).sorted()
+            inside += truth.isEmpty ? 0 : 1
+            #expect(index.regions(containing: p) == truth, "point \(p)")
+        }
+        #expect(inside > points.count / 3)
+
+        // An L-shaped polygon whose box covers 3 × 3 cells but whose arms miss the cell at the
+        // top right (and its neighbours' far parts): that cell holds no entry.
+        let l = RegionShapeIndex<Int>(cellDegrees: 0.01)
+        l.insert(1, try .polygons([[ring([(0.001, 0.001), (0.029, 0.001), (0.029, 0.009), (0.009, 0.009), (0.009, 0.029), (0.001, 0.029), (0.001, 0.001)])]]))
+        #expect(l.fine.entryCount == 5)
+        #expect(l.regions(containing: at(0.025, 0.025)) == [])
+        #expect(l.regions(containing: at(0.025, 0.005)) == [1])
     }
 
     @Test func aCircleAcrossTheAntimeridianIsReportedOnceOnEitherSide() throws {

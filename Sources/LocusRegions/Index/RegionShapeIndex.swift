@@ -20,12 +20,20 @@ import LocusCore
 ///
 /// Not thread-safe: confine it to one task or actor.
 public final class RegionShapeIndex<ID: Hashable> {
-    @usableFromInline var fine: ShapeGridLevel<ID>
-    @usableFromInline var coarse: ShapeGridLevel<ID>
+    /// The two grid levels and the count of `oversized`, behind a pointer held in a `let`:
+    /// a query reads them with no exclusivity check (a `var` of a class costs a runtime
+    /// `swift_beginAccess` on every read, ~10 % of a query).
+    @usableFromInline let levels: UnsafeMutablePointer<GridLevels<ID>>
+    @usableFromInline var fine: ShapeGridLevel<ID> {
+        _read { yield levels.pointee.fine }
+        _modify { yield &levels.pointee.fine }
+    }
+    @usableFromInline var coarse: ShapeGridLevel<ID> {
+        _read { yield levels.pointee.coarse }
+        _modify { yield &levels.pointee.coarse }
+    }
     /// Parts too large even for the coarse level: tested by every query.
-    @usableFromInline var oversized: [ShapeCellEntry<ID>] = [] { didSet { oversizedCount = oversized.count } }
-    /// `oversized.count`, readable without retaining the array.
-    @usableFromInline var oversizedCount = 0
+    @usableFromInline var oversized: [ShapeCellEntry<ID>] = [] { didSet { levels.pointee.oversizedCount = oversized.count } }
     /// Handle → shape, id, the box filed, the packed polygons; nil / unused for a free handle.
     var shapes: [RegionShape?] = []
     var ids: [ID?] = []
@@ -44,8 +52,8 @@ public final class RegionShapeIndex<ID: Hashable> {
     ///     (cells 32× larger), and past that many coarse cells to the always-tested list.
     public init(cellDegrees: Double = 0.004, maxCellsPerPart: Int = 64) {
         precondition(cellDegrees > 0 && cellDegrees <= 10, "cellDegrees must be in (0, 10]")
-        fine = ShapeGridLevel(cellDegrees: cellDegrees)
-        coarse = ShapeGridLevel(cellDegrees: cellDegrees * 32)
+        levels = .allocate(capacity: 1)
+        levels.initialize(to: GridLevels(fine: ShapeGridLevel(cellDegrees: cellDegrees), coarse: ShapeGridLevel(cellDegrees: cellDegrees * 32)))
         self.maxCellsPerPart = Int64(max(1, maxCellsPerPart))
     }
 
@@ -53,6 +61,8 @@ public final class RegionShapeIndex<ID: Hashable> {
         for p in packed { p?.deallocate() }
         fine.deallocate()
         coarse.deallocate()
+        levels.deinitialize(count: 1)
+        levels.deallocate()
     }
 
     /// Number of regions.
@@ -111,13 +121,34 @@ public final class RegionShapeIndex<ID: Hashable> {
         let latitude = coordinate.latitude
         let longitude = Self.normalizedLongitude(coordinate.longitude)
         guard latitude >= -90, latitude <= 90, longitude.isFinite else { return }
-        let visit = { (entry: UnsafeMutablePointer<ShapeCellEntry<ID>>, latitudeFromCorner: Double, longitudeFromCorner: Double) in
-            if self.test(entry, coordinate, latitude, longitude, latitudeFromCorner, longitudeFromCorner) { body(entry.pointee.id) }
+        let levels = levels
+        if let found = levels.pointee.fine.view.cell(latitude: latitude, longitude: longitude) {
+            forEachRegion(in: found.cell, coordinate, longitude, found.latitudeFromCorner, found.longitudeFromCorner, body)
         }
-        fine.view.forEachEntry(latitude: latitude, longitude: longitude, visit)
-        if coarse.view.entryCount > 0 { coarse.view.forEachEntry(latitude: latitude, longitude: longitude, visit) }
-        if oversizedCount > 0 {
+        if levels.pointee.coarse.view.entryCount > 0, let found = levels.pointee.coarse.view.cell(latitude: latitude, longitude: longitude) {
+            forEachRegion(in: found.cell, coordinate, longitude, found.latitudeFromCorner, found.longitudeFromCorner, body)
+        }
+        if levels.pointee.oversizedCount > 0 {
             for entry in oversized { if test(entry.test, entry.handle, coordinate, longitude) { body(entry.id) } }
+        }
+    }
+
+    /// One cell's part of a query: its circles, then its other entries.
+    @inlinable @inline(__always)
+    func forEachRegion(in cell: GridCell<ID>, _ coordinate: Coordinate, _ longitude: Double,
+                       _ latitudeFromCorner: Double, _ longitudeFromCorner: Double, _ body: (ID) -> Void) {
+        guard let (circles, circleCount, shapes, shapeCount) = cell.entries() else { return }
+        for i in 0 ..< circleCount {
+            let entry = circles + i
+            let inside = entry.pointee.bounds.contains(latitudeFromCorner: latitudeFromCorner, longitudeFromCorner: longitudeFromCorner)
+                ?? circleContains(entry.pointee.handle, coordinate)
+            if inside { body(entry.pointee.id) }
+        }
+        for i in 0 ..< shapeCount {
+            let entry = shapes + i
+            if test(entry.pointee.test, entry.pointee.handle, coordinate, longitude, latitudeFromCorner, longitudeFromCorner) {
+                body(entry.pointee.id)
+            }
         }
     }
 
@@ -137,7 +168,7 @@ public final class RegionShapeIndex<ID: Hashable> {
         precondition(n < Int(UInt32.max), "at most UInt32.max - 1 points per call")
         // Sort point indices by fine cell, counting sort on a 32-bit cell key (one or two
         // 16-bit passes); points without a fine tile (key 0) first — other levels may hold them.
-        let view = fine.view
+        let view = levels.pointee.fine.view
         var keys = [UInt32](repeating: 0, count: n)
         var largest: UInt32 = 0
         points.withUnsafeBufferPointer { points in
@@ -186,22 +217,17 @@ public final class RegionShapeIndex<ID: Hashable> {
         return reduced + (reduced < 0 ? 180 : -180)
     }
 
-    /// Whether one entry's region contains the point; `latitude`, `longitude` are
-    /// `coordinate`'s, the longitude reduced to [-180, 180), then their offsets from the
-    /// south-west corner of the cell the entry is in.
+    /// Whether a cell's non-circle entry contains the point; `longitude` is `coordinate`'s
+    /// reduced to [-180, 180), then the point's offsets from the cell's south-west corner.
     @inlinable @inline(__always)
-    func test(_ entry: UnsafeMutablePointer<ShapeCellEntry<ID>>, _ coordinate: Coordinate, _ latitude: Double, _ longitude: Double,
+    func test(_ test: CellTest, _ handle: Int32, _ coordinate: Coordinate, _ longitude: Double,
               _ latitudeFromCorner: Double, _ longitudeFromCorner: Double) -> Bool {
-        switch entry.pointee.test {
-        case .circle(let bounds):
-            if let certain = bounds.contains(latitudeFromCorner: latitudeFromCorner, longitudeFromCorner: longitudeFromCorner) {
-                return certain
-            }
-            return circleContains(entry.pointee.handle, coordinate)
-        case .polygon(let box, let polygons):
-            return box.contains(latitude: latitude, longitude: longitude) && polygons.contains(coordinate)
+        switch test {
+        case .polygon(let coverage, let polygons):
+            return coverage.contains(latitudeFromCorner: latitudeFromCorner, longitudeFromCorner: longitudeFromCorner)
+                ?? polygons.contains(coordinate)
         case .shape(let bound, let east):
-            return (east ? longitude >= bound : longitude <= bound) && shapeContains(entry.pointee.handle, coordinate)
+            return (east ? longitude >= bound : longitude <= bound) && shapeContains(handle, coordinate)
         }
     }
 
@@ -256,27 +282,35 @@ public final class RegionShapeIndex<ID: Hashable> {
         if case .circle(let circle) = shape, parts.count == 1 { bounds = CircleDistanceBounds(circle) }
         for (k, part) in parts.enumerated() {
             let level = level(for: part)
-            guard level != nil, parts.count == 1 else {
+            guard let level, parts.count == 1 else {
                 // Halves across the antimeridian each take the longitudes of their own box only,
                 // which are disjoint: a point is reported once even where both are filed.
                 let test: CellTest = parts.count == 1 ? .shape(bound: -.infinity, east: true)
                     : k == 0 ? .shape(bound: part.minLongitude, east: true) : .shape(bound: part.maxLongitude, east: false)
                 let entry = ShapeCellEntry<ID>(test: test, handle: handle, id: id)
                 switch level {
-                case 0?: fine.insert(box: part) { _, _ in entry }
-                case 1?: coarse.insert(box: part) { _, _ in entry }
+                case 0?: fine.insert(box: part) { cell, _, _ in cell.append(shape: entry); return 1 }
+                case 1?: coarse.insert(box: part) { cell, _, _ in cell.append(shape: entry); return 1 }
                 default: oversized.append(entry)
                 }
                 continue
             }
-            let make = { (cornerLatitude: Double, cornerLongitude: Double) -> ShapeCellEntry<ID> in
+            let cellDegrees = level == 0 ? fine.view.cellDegrees : coarse.view.cellDegrees
+            let file = { (cell: inout GridCell<ID>, cornerLatitude: Double, cornerLongitude: Double) -> Int in
                 if let bounds {
                     let compact = bounds.compact(cornerLatitude: cornerLatitude, cornerLongitude: cornerLongitude)
-                    return ShapeCellEntry(test: .circle(compact), handle: handle, id: id)
+                    cell.append(circle: CircleCellEntry(bounds: compact, handle: handle, id: id))
+                    return 1
                 }
-                return ShapeCellEntry(test: .polygon(CompactBox(part), polygons!), handle: handle, id: id)
+                guard case .polygons(let region) = shape, let polygons else { return 0 }
+                let coverage = PolygonCellCoverage(region, box: part, cornerLatitude: cornerLatitude, cornerLongitude: cornerLongitude,
+                                                   cellDegrees: cellDegrees)
+                // A cell the region provably misses everywhere needs no entry.
+                if coverage.decided == ~0 && coverage.inside == 0 { return 0 }
+                cell.append(shape: ShapeCellEntry(test: .polygon(coverage, polygons), handle: handle, id: id))
+                return 1
             }
-            if level == 0 { fine.insert(box: part, make) } else { coarse.insert(box: part, make) }
+            if level == 0 { fine.insert(box: part, file) } else { coarse.insert(box: part, file) }
         }
     }
 
@@ -303,4 +337,13 @@ public final class RegionShapeIndex<ID: Hashable> {
         if coarse.cellCount(of: part) <= maxCellsPerPart { return 1 }
         return nil
     }
+}
+
+/// What `RegionShapeIndex` reads on every query, kept together behind one pointer.
+@usableFromInline
+struct GridLevels<ID> {
+    @usableFromInline var fine: ShapeGridLevel<ID>
+    @usableFromInline var coarse: ShapeGridLevel<ID>
+    /// `oversized.count`, readable without retaining the array.
+    @usableFromInline var oversizedCount = 0
 }

@@ -1,5 +1,5 @@
-/// One uniform grid of `RegionShapeIndex`: square cells of `cellDegrees`, each a small array
-/// of `ShapeCellEntry`, allocated 16 × 16 cells (a tile) at a time; only tiles that hold
+/// One uniform grid of `RegionShapeIndex`: square cells of `cellDegrees`, each a `GridCell`
+/// (one block of entries), allocated 16 × 16 cells (a tile) at a time; only tiles that hold
 /// something exist.
 ///
 /// A tile's 256 cells are a chunk of one flat table, `cells[chunk << 8 | slot]`, found through
@@ -26,11 +26,7 @@ struct ShapeGridLevel<ID> {
     }
 
     func deallocate() {
-        for i in 0 ..< chunkCount << 8 {
-            let cell = view.cells[i]
-            cell.entries?.deinitialize(count: Int(cell.count))
-            cell.entries?.deallocate()
-        }
+        for i in 0 ..< chunkCount << 8 { view.cells[i].deallocate() }
         view.cells.deallocate()
         view.tiles.deallocate()
     }
@@ -42,9 +38,10 @@ struct ShapeGridLevel<ID> {
         (view.row(box.maxLatitude) - view.row(box.minLatitude) + 1) * (view.column(box.maxLongitude) - view.column(box.minLongitude) + 1)
     }
 
-    /// Files an entry in every cell `box` covers; `make` builds it for the cell whose
-    /// south-west corner is given (circle bounds are stored relative to it).
-    mutating func insert(box: GeoBox, _ make: (_ cornerLatitude: Double, _ cornerLongitude: Double) -> ShapeCellEntry<ID>) {
+    /// Files entries in every cell `box` covers: `file` adds them to the cell whose south-west
+    /// corner is given (circle bounds and polygon rasters are relative to it) and returns how
+    /// many it added.
+    mutating func insert(box: GeoBox, _ file: (_ cell: inout GridCell<ID>, _ cornerLatitude: Double, _ cornerLongitude: Double) -> Int) {
         for r in view.row(box.minLatitude)...view.row(box.maxLatitude) {
             for c in view.column(box.minLongitude)...view.column(box.maxLongitude) {
                 let key = GridView<ID>.tileKey(row: r, column: c)
@@ -55,21 +52,13 @@ struct ShapeGridLevel<ID> {
                     chunk = newChunk()
                     view.tiles.insert(key, chunk: Int32(chunk))
                 }
-                let cell = view.cells + (chunk << 8 | GridView<ID>.slot(row: r, column: c))
-                if cell.pointee.count == cell.pointee.capacity {
-                    let capacity = max(4, Int(cell.pointee.capacity) * 2)
-                    let entries = UnsafeMutablePointer<ShapeCellEntry<ID>>.allocate(capacity: capacity)
-                    if let old = cell.pointee.entries {
-                        entries.moveInitialize(from: old, count: Int(cell.pointee.count))
-                        old.deallocate()
-                    }
-                    cell.pointee.entries = entries
-                    cell.pointee.capacity = Int32(capacity)
+                let added = file(&view.cells[chunk << 8 | GridView<ID>.slot(row: r, column: c)], view.cornerLatitude(r), view.cornerLongitude(c))
+                chunkEntryCounts[chunk] += Int32(added)
+                view.entryCount += added
+                if chunkEntryCounts[chunk] == 0 {
+                    view.tiles.remove(key)
+                    freeChunks.append(Int32(chunk))
                 }
-                (cell.pointee.entries! + Int(cell.pointee.count)).initialize(to: make(view.cornerLatitude(r), view.cornerLongitude(c)))
-                cell.pointee.count += 1
-                chunkEntryCounts[chunk] += 1
-                view.entryCount += 1
             }
         }
     }
@@ -82,19 +71,10 @@ struct ShapeGridLevel<ID> {
                 let key = GridView<ID>.tileKey(row: r, column: c)
                 guard let chunk = view.tiles.chunk(key) else { continue }
                 let cell = view.cells + (chunk << 8 | GridView<ID>.slot(row: r, column: c))
-                guard let entries = cell.pointee.entries else { continue }
-                let last = Int(cell.pointee.count) - 1
-                guard let at = (0...last).first(where: { entries[$0].handle == handle }) else { continue }
-                // Order in a cell carries no meaning: the last entry fills the hole.
-                (entries + at).deinitialize(count: 1)
-                if at != last { (entries + at).moveInitialize(from: entries + last, count: 1) }
-                cell.pointee.count -= 1
-                if cell.pointee.count == 0 {
-                    entries.deallocate()
-                    cell.pointee = GridCell(entries: nil, count: 0, capacity: 0)
-                }
-                chunkEntryCounts[chunk] -= 1
-                view.entryCount -= 1
+                let removed = cell.pointee.remove(handle: handle)
+                guard removed > 0 else { continue }
+                chunkEntryCounts[chunk] -= Int32(removed)
+                view.entryCount -= removed
                 if chunkEntryCounts[chunk] == 0 {
                     view.tiles.remove(key)
                     freeChunks.append(Int32(chunk))
@@ -112,7 +92,7 @@ struct ShapeGridLevel<ID> {
             view.cells.deallocate()
             view.cells = cells
         }
-        (view.cells + (chunkCount << 8)).initialize(repeating: GridCell(entries: nil, count: 0, capacity: 0), count: 256)
+        (view.cells + (chunkCount << 8)).initialize(repeating: GridCell(), count: 256)
         chunkEntryCounts.append(0)
         chunkCount += 1
         return chunkCount - 1
@@ -121,17 +101,9 @@ struct ShapeGridLevel<ID> {
     /// Bytes held, approximately: entries, the cell table, the tile table.
     var approximateBytes: Int {
         var bytes = view.tiles.approximateBytes + chunkCapacity * 256 * MemoryLayout<GridCell<ID>>.stride
-        for i in 0 ..< chunkCount << 8 { bytes += Int(view.cells[i].capacity) * MemoryLayout<ShapeCellEntry<ID>>.stride }
+        for i in 0 ..< chunkCount << 8 { bytes += view.cells[i].allocatedBytes }
         return bytes
     }
-}
-
-/// One cell: its entries, `count` of `capacity` initialised.
-@usableFromInline
-struct GridCell<ID> {
-    @usableFromInline var entries: UnsafeMutablePointer<ShapeCellEntry<ID>>?
-    @usableFromInline var count: Int32
-    var capacity: Int32
 }
 
 /// What a query of a `ShapeGridLevel` reads: numbers and pointers only.
@@ -162,16 +134,12 @@ struct GridView<ID> {
     @inlinable @inline(__always) static func tileKey(row: Int64, column: Int64) -> Int64 { (row >> 4) &<< 32 | ((column >> 4) & 0xFFFF_FFFF) }
     @inlinable @inline(__always) static func slot(row: Int64, column: Int64) -> Int { Int((row & 15) << 4 | (column & 15)) }
 
-    /// Calls `body` with each entry (in place: a String id is not retained for a miss) of the point's cell (latitude in [-90, 90], longitude in
-    /// [-180, 180)) and the point's offset from the cell's south-west corner.
+    /// The cell of a point (latitude in [-90, 90], longitude in [-180, 180)), with the point's
+    /// offsets from the cell's south-west corner; nil when no entry was ever filed there.
     @inlinable @inline(__always)
-    func forEachEntry(latitude: Double, longitude: Double,
-                      _ body: (UnsafeMutablePointer<ShapeCellEntry<ID>>, _ latitudeFromCorner: Double, _ longitudeFromCorner: Double) -> Void) {
+    func cell(latitude: Double, longitude: Double) -> (cell: GridCell<ID>, latitudeFromCorner: Double, longitudeFromCorner: Double)? {
         let r = row(latitude), c = column(longitude)
-        guard let chunk = tiles.chunk(Self.tileKey(row: r, column: c)) else { return }
-        let cell = cells[chunk << 8 | Self.slot(row: r, column: c)]
-        guard let entries = cell.entries else { return }
-        let latitudeFromCorner = latitude - cornerLatitude(r), longitudeFromCorner = longitude - cornerLongitude(c)
-        for i in 0 ..< Int(cell.count) { body(entries + i, latitudeFromCorner, longitudeFromCorner) }
+        guard let chunk = tiles.chunk(Self.tileKey(row: r, column: c)) else { return nil }
+        return (cells[chunk << 8 | Self.slot(row: r, column: c)], latitude - cornerLatitude(r), longitude - cornerLongitude(c))
     }
 }

@@ -126,27 +126,39 @@ enum GeofenceBench {
     }
 
     /// Remove, re-insert and move 10,000 random regions while ~110,000 are in: µs per
-    /// operation. Moved shapes (~110 m north) are built beforehand: this times the index.
+    /// operation, for all of them and for the circles and the polygons among them (a polygon
+    /// insert also builds its raster in each cell). Moved shapes (~110 m north) are built
+    /// beforehand: this times the index.
     static func churn(_ data: GeofenceData, _ index: RegionShapeIndex<Int32>, _ shapes: [RegionShape]) {
         var random = SystemRandomNumberGenerator()
-        let ids = Array(Set((0..<10_000).map { _ in Int32.random(in: 0..<Int32(shapes.count), using: &random) }))
         let nc = data.circleCount
+        let ids = Array(Set((0..<10_000).map { _ in Int32.random(in: 0..<Int32(shapes.count), using: &random) }))
+        // About as many polygons as circles, so that both figures rest on thousands of operations.
+        let polygonIDs = Array(Set((0..<5_000).map { _ in Int32.random(in: Int32(nc)..<Int32(shapes.count), using: &random) }))
         var ignored = 0
-        let moved = ids.map { id in
+        func moved(_ id: Int32) -> RegionShape {
             let i = Int(id)
             return i < nc ? try! circleShape(data, i, latitudeOffset: 0.001) : try! polygonShape(data, i - nc, latitudeOffset: 0.001, selfIntersecting: &ignored)
         }
-        let t0 = now()
-        for id in ids { index.remove(id) }
-        let t1 = now()
-        for id in ids { index.insert(id, shapes[Int(id)]) }
-        let t2 = now()
-        for (k, id) in ids.enumerated() { index.update(id, moved[k]) }
-        for id in ids { index.update(id, shapes[Int(id)]) }
-        let t3 = now()
-        let n = Double(ids.count)
-        print(String(format: "churn at %d regions: remove %.2f µs, insert %.2f µs, update %.2f µs per op (%d ids)",
-                     index.count, (t1 - t0) / n * 1e6, (t2 - t1) / n * 1e6, (t3 - t2) / (2 * n) * 1e6, ids.count))
+        func time(_ ids: [Int32]) -> (remove: Double, insert: Double, update: Double) {
+            let movedShapes = ids.map(moved)
+            let t0 = now()
+            for id in ids { index.remove(id) }
+            let t1 = now()
+            for id in ids { index.insert(id, shapes[Int(id)]) }
+            let t2 = now()
+            for (k, id) in ids.enumerated() { index.update(id, movedShapes[k]) }
+            for id in ids { index.update(id, shapes[Int(id)]) }
+            let t3 = now()
+            let n = Double(ids.count)
+            return ((t1 - t0) / n * 1e6, (t2 - t1) / n * 1e6, (t3 - t2) / (2 * n) * 1e6)
+        }
+        let all = time(ids)
+        let circles = time(ids.filter { Int($0) < nc })
+        let polygons = time(polygonIDs)
+        print(String(format: "churn at %d regions: remove %.2f µs, insert %.2f µs, update %.2f µs per op (%d random ids); circles %.2f / %.2f / %.2f µs; polygons %.2f / %.2f / %.2f µs (%d ids)",
+                     index.count, all.remove, all.insert, all.update, ids.count, circles.remove, circles.insert, circles.update,
+                     polygons.remove, polygons.insert, polygons.update, polygonIDs.count))
     }
 
     /// Untimed: each point's hits (count and id sum) from the index against the plain path,

@@ -116,25 +116,30 @@ struct PolygonCellCoverage {
             }
         }
         // Sub-cells that are not mixed, flooded 4-connected: two neighbours share an edge-free
-        // union, so one polygon test per component answers for all of it.
+        // union, so one polygon test per component answers for all of it. Bit k is row k / 8,
+        // column k % 8; the flood grows a component by shifts until it stops.
+        let free = ~mixed
         var decided: UInt64 = 0, inside: UInt64 = 0
-        for start in 0 ..< 64 where (mixed | decided) & (1 << start) == 0 {
+        while free & ~decided != 0 {
+            let start = (free & ~decided).trailingZeroBitCount
+            var component: UInt64 = 1 << start
+            while true {
+                let grown = (component | component << 8 | component >> 8
+                    | (component << 1) & ~Self.firstColumn | (component >> 1) & ~Self.lastColumn) & free
+                if grown == component { break }
+                component = grown
+            }
+            decided |= component
             let centre = Coordinate(latitude: origin.y + (Double(start / 8) + 0.5) * step.y,
                                     longitude: origin.x + (Double(start % 8) + 0.5) * step.x)
-            let isInside = region.location(of: centre) != .outside
-            var stack = [start]
-            decided |= 1 << start
-            while let k = stack.popLast() {
-                if isInside { inside |= 1 << k }
-                let row = k / 8, column = k % 8
-                for (r, c) in [(row - 1, column), (row + 1, column), (row, column - 1), (row, column + 1)] where r >= 0 && r < 8 && c >= 0 && c < 8 {
-                    let n = r * 8 + c
-                    if (mixed | decided) & (1 << n) == 0 { decided |= 1 << n; stack.append(n) }
-                }
-            }
+            if region.location(of: centre) != .outside { inside |= component }
         }
         return (decided, inside)
     }
+
+    /// Bits of the sub-cells in column 0 and in column 7.
+    static let firstColumn: UInt64 = 0x0101_0101_0101_0101
+    static let lastColumn: UInt64 = 0x8080_8080_8080_8080
 
     /// The sub-cell index of a position `t` in sub-cells, kept within -1 … 8 (just off the
     /// raster) so that it converts to `Int`.
@@ -148,13 +153,15 @@ struct PolygonCellCoverage {
     static func segment(_ a: PlanePoint, _ b: PlanePoint, mayTouch low: PlanePoint, _ high: PlanePoint) -> Bool {
         guard max(a.x, b.x) >= low.x, min(a.x, b.x) <= high.x, max(a.y, b.y) >= low.y, min(a.y, b.y) <= high.y else { return false }
         let dx = b.x - a.x, dy = b.y - a.y
-        var above = 0, below = 0
-        for corner in [low, PlanePoint(x: high.x, y: low.y), high, PlanePoint(x: low.x, y: high.y)] {
-            let ex = corner.x - a.x, ey = corner.y - a.y
-            let side = dx * ey - dy * ex
+        // +1 strictly above the line, -1 strictly below, 0 when rounding could put it on it.
+        func side(_ x: Double, _ y: Double) -> Int {
+            let ex = x - a.x, ey = y - a.y
+            let cross = dx * ey - dy * ex
             let tolerance = 1e-14 * (abs(dx) + abs(dy)) * (abs(ex) + abs(ey))
-            if side > tolerance { above += 1 } else if side < -tolerance { below += 1 } else { return true }
+            return cross > tolerance ? 1 : cross < -tolerance ? -1 : 0
         }
-        return above != 0 && below != 0
+        let sides = (side(low.x, low.y), side(high.x, low.y), side(high.x, high.y), side(low.x, high.y))
+        if sides.0 == 0 || sides.1 == 0 || sides.2 == 0 || sides.3 == 0 { return true }
+        return !(sides.0 == sides.1 && sides.1 == sides.2 && sides.2 == sides.3)
     }
 }

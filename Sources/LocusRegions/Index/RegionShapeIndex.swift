@@ -4,17 +4,21 @@ import LocusCore
 /// `RegionShape.contains` answers (boundary inside, geodesic circles, lon/lat polygons).
 ///
 /// `RegionIndex` only finds candidate boxes; this type also decides containment, fast enough
-/// for every fix of many devices against 10⁵ regions (issue 5): ~1 µs per query on the
+/// for every fix of many devices against 10⁵ regions (issue 5): ~0.5 µs per query on the
 /// geofence benchmark's 110,000 regions, and microseconds per insert, update or remove.
 ///
 /// Design, beyond `RegionIndex`'s sparse grid (which it shares: a box is filed in the cells
 /// it covers, fine cells for small boxes, 32× coarser ones for large, a scanned list beyond):
-/// - A cell entry carries everything the test needs (`ShapeCellEntry`), so a query's memory
-///   traffic is the cell's contiguous array — a random access to a per-region table would be a
-///   cache miss per candidate. A circle entry holds `CircleDistanceBounds`, which answer from
-///   a few multiplications for all but points within ~1e-4 of the radius; those, and only
-///   those, go to `CircleRegion.contains` and its geodesic. A polygon entry holds its box and a
-///   pointer to a `PackedPolygonRegion` (records and vertices in one allocation).
+/// - A cell's entries carry everything the test needs and sit in one block (`GridCell`):
+///   circles first, then the rest. A query's memory traffic is that one run of cache lines —
+///   a random access to a per-region table would be a cache miss per candidate.
+/// - A circle entry (`CircleCellEntry`) holds `CircleDistanceBounds`, which answer from a few
+///   multiplications for all but points within ~1e-4 of the radius; those, and only those,
+///   go to `CircleRegion.contains` and its geodesic.
+/// - A polygon entry holds the polygon's raster in that cell (`PolygonCellCoverage`, 8 × 8
+///   sub-cells, each inside, outside or near an edge) and a pointer to a `PackedPolygonRegion`
+///   (records and vertices in one allocation), read only for points near an edge. A cell the
+///   polygon misses, though its box covers it, gets no entry.
 /// - The id is in the entry too, so a hit reads no id table.
 /// - Tiles are found with a one-multiplication hash (`TileTable`), not `Dictionary`.
 ///

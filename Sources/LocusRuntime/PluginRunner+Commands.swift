@@ -82,6 +82,7 @@ extension PluginRunner {
             }
             do {
                 for await input in inputs {
+                    if Task.isCancelled { logCancelledBacklog(); break }
                     switch input {
                     case .message(let message):
                         credit.release()

@@ -14,7 +14,8 @@ import ServiceLifecycle
 /// - A sink consumes its subscription stream; the same restart rules apply.
 ///
 /// On graceful shutdown sources are cancelled; services and sinks drain what their sockets
-/// already hold, then return. The group shuts services down in reverse order of the list the
+/// already hold, then return — a service still draining when the group cancels it stops at the
+/// next message. The group shuts services down in reverse order of the list the
 /// runtime builds (sources first, hub last).
 public final class PluginRunner: Service, @unchecked Sendable {
     public let plugin: ConfiguredPlugin
@@ -151,6 +152,7 @@ public final class PluginRunner: Service, @unchecked Sendable {
                 return
             }
             for await message in feed.messages {
+                if Task.isCancelled { logCancelledBacklog(); break }
                 var output = ServiceOutput()
                 try service.receive(message, output: &output)
                 for e in output.events { publisher.publish(e.payload, topic: e.topic, time: e.time) }
@@ -160,6 +162,13 @@ public final class PluginRunner: Service, @unchecked Sendable {
             report(.running)
             try await sink.run(messages: feed.messages, context: makeContext())
         }
+    }
+
+    /// A service still working through its backlog when the group cancels it (the graceful
+    /// period is over) stops at the next message: past the group's cancellation budget
+    /// ServiceLifecycle aborts the whole process. What it had not processed is dropped.
+    func logCancelledBacklog() {
+        logger.warning("stopped before its backlog was processed: the shutdown's graceful period ended", metadata: ["plugin": "\(plugin.id)"])
     }
 
     func takeFeed(_ prefixes: [String]) throws -> any BusFeed {

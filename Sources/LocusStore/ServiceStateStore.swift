@@ -28,6 +28,8 @@ public final class ServiceStateStore: @unchecked Sendable {
     static let schemaVersion = 1
 
     private let queue: DatabaseQueue
+    /// Held while the file is open: nil for an in-memory store.
+    private let processLock: StoreProcessLock?
     /// Set by `close`. Read and written only on the queue: GRDB 7.10 crashes (a null
     /// connection in SQLite) on `read` after `close`, so every call checks this first.
     private var isClosed = false
@@ -44,26 +46,29 @@ public final class ServiceStateStore: @unchecked Sendable {
     /// those it creates), in WAL mode with `synchronous=NORMAL`, and checks (or, for a new
     /// file, records) that it belongs to a service of `kind`. Throws `StateStoreError` for a
     /// file of another kind, of a newer schema, another program's SQLite file, or a file that
-    /// is not a database or is damaged (`PRAGMA quick_check`).
+    /// is not a database or is damaged (`PRAGMA quick_check`), and `.inUse` while another
+    /// process has it open (see `StoreProcessLock`).
     public convenience init(path: String, kind: String) throws {
         try Self.createDirectory(atPath: (path as NSString).deletingLastPathComponent, storePath: path)
+        let lock = try StoreProcessLock(storePath: path)
         let queue: DatabaseQueue
         do {
             queue = try DatabaseQueue(path: path, configuration: Self.configuration(kind: kind))
         } catch {
             throw Self.openError(error, path: path)
         }
-        try self.init(queue: queue, path: path, kind: kind)
+        try self.init(queue: queue, path: path, kind: kind, lock: lock)
     }
 
     /// A store that lives in memory only (replays and tests): same behaviour, nothing persisted.
     public static func inMemory(kind: String) throws -> ServiceStateStore {
         let queue = try DatabaseQueue(configuration: configuration(kind: kind))
-        return try ServiceStateStore(queue: queue, path: nil, kind: kind)
+        return try ServiceStateStore(queue: queue, path: nil, kind: kind, lock: nil)
     }
 
-    private init(queue: DatabaseQueue, path: String?, kind: String) throws {
+    private init(queue: DatabaseQueue, path: String?, kind: String, lock: StoreProcessLock?) throws {
         self.queue = queue
+        self.processLock = lock
         self.path = path
         self.kind = kind
         do {
@@ -179,6 +184,7 @@ public final class ServiceStateStore: @unchecked Sendable {
             return !isClosed
         }
         guard wasOpen else { return }
+        defer { processLock?.release() }
         do { try queue.close() } catch { throw databaseError(error, doing: "close") }
     }
 

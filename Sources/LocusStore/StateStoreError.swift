@@ -13,6 +13,8 @@ public struct StateStoreError: Error, CustomStringConvertible, Sendable {
         case newerSchema
         /// The file or its directory could not be created or opened.
         case cannotOpen
+        /// Another process has the store open (its lock file `<path>.lock` is locked).
+        case inUse
         /// A value cannot be stored (a NaN or infinite number in a JSON value, an empty
         /// collection name); nothing of the batch was applied.
         case invalidValue

@@ -18,9 +18,7 @@ enum GeofenceBench {
         print("geofence data: \(nc) circles, \(np) polygons, \(npts) points (\(rssData - rss0) KiB loaded)")
 
         let t0 = now()
-        var selfIntersecting = 0
-        let shapes = try (0..<nc).map { try circleShape(data, $0) }
-            + (0..<np).map { try polygonShape(data, $0, selfIntersecting: &selfIntersecting) }
+        let (shapes, selfIntersecting) = try allShapes(data)
         let t1 = now()
         if selfIntersecting > 0 {
             print("\(selfIntersecting) polygons are self-intersecting (shapely's is_valid agrees): loaded without that check, even-odd inside, as shapely tests them")
@@ -51,15 +49,22 @@ enum GeofenceBench {
     /// for profilers and for spreads of repeated runs without the rest of `run`'s work.
     static func runQueriesOnly(directory: String, cellDegrees: Double, repeats: Int) throws {
         let data = try GeofenceData(directory: directory)
-        var ignored = 0
         let index = RegionShapeIndex<Int32>(cellDegrees: cellDegrees)
-        for i in 0..<data.circleCount { index.insert(Int32(i), try circleShape(data, i)) }
-        for k in 0..<data.polygonCount { index.insert(Int32(data.circleCount + k), try polygonShape(data, k, selfIntersecting: &ignored)) }
+        for (id, shape) in try allShapes(data).shapes.enumerated() { index.insert(Int32(id), shape) }
         for pass in 1...max(1, repeats) {
             let result = queryAll(data, index)
             print(String(format: "pass %d: q/s=%.0f cpu_q/s=%.0f hits=%d", pass, Double(data.pointLatitudes.count) / result.wall,
                          Double(data.pointLatitudes.count) / result.cpu, result.pairs))
         }
+    }
+
+    /// Every region of the set, ids in order (circles, then polygons), and how many polygons
+    /// had to be loaded without the simplicity check.
+    static func allShapes(_ data: GeofenceData) throws -> (shapes: [RegionShape], selfIntersecting: Int) {
+        var selfIntersecting = 0
+        let shapes = try (0..<data.circleCount).map { try circleShape(data, $0) }
+            + (0..<data.polygonCount).map { try polygonShape(data, $0, selfIntersecting: &selfIntersecting) }
+        return (shapes, selfIntersecting)
     }
 
     static func circleShape(_ data: GeofenceData, _ i: Int, latitudeOffset: Double = 0) throws -> RegionShape {

@@ -55,9 +55,7 @@ struct GridCell<ID> {
         reserve(circles: circles + 1, shapes: shapes)
         let block = block!
         // The other entries move up by one circle first.
-        let oldShapes = (block + Self.shapeOffset(circleCount: circles)).assumingMemoryBound(to: Shape.self)
-        let newShapes = (block + Self.shapeOffset(circleCount: circles + 1)).assumingMemoryBound(to: Shape.self)
-        if shapes > 0 && oldShapes != newShapes { newShapes.moveInitialize(from: oldShapes, count: shapes) }
+        Self.moveShapes(shapes, in: block, fromCircleCount: circles, to: circles + 1)
         ((block + Self.circleOffset).assumingMemoryBound(to: Circle.self) + circles).initialize(to: circle)
         block.assumingMemoryBound(to: Header.self).pointee.circleCount += 1
     }
@@ -78,27 +76,37 @@ struct GridCell<ID> {
         var circles = circleCount
         let shapes = shapeCount
         let circleStart = (block + Self.circleOffset).assumingMemoryBound(to: Circle.self)
-        if let at = (0 ..< circles).first(where: { circleStart[$0].handle == handle }) {
-            // Order carries no meaning: the last circle fills the hole, then the other
-            // entries move down by one circle.
-            (circleStart + at).deinitialize(count: 1)
-            if at != circles - 1 { (circleStart + at).moveInitialize(from: circleStart + circles - 1, count: 1) }
-            let oldShapes = (block + Self.shapeOffset(circleCount: circles)).assumingMemoryBound(to: Shape.self)
-            let newShapes = (block + Self.shapeOffset(circleCount: circles - 1)).assumingMemoryBound(to: Shape.self)
-            if shapes > 0 && oldShapes != newShapes { newShapes.moveInitialize(from: oldShapes, count: shapes) }
+        if Self.remove(handle, from: circleStart, count: circles) {
+            // The other entries move down by one circle.
+            Self.moveShapes(shapes, in: block, fromCircleCount: circles, to: circles - 1)
             circles -= 1
             block.assumingMemoryBound(to: Header.self).pointee.circleCount -= 1
             removed += 1
         }
         let shapeStart = (block + Self.shapeOffset(circleCount: circles)).assumingMemoryBound(to: Shape.self)
-        if let at = (0 ..< shapes).first(where: { shapeStart[$0].handle == handle }) {
-            (shapeStart + at).deinitialize(count: 1)
-            if at != shapes - 1 { (shapeStart + at).moveInitialize(from: shapeStart + shapes - 1, count: 1) }
+        if Self.remove(handle, from: shapeStart, count: shapes) {
             block.assumingMemoryBound(to: Header.self).pointee.shapeCount -= 1
             removed += 1
         }
         if circleCount == 0 && shapeCount == 0 { deallocate() }
         return removed
+    }
+
+    /// Moves the `count` other entries of `block` from where they start after `old` circles
+    /// to where they start after `new` (the ranges may overlap).
+    private static func moveShapes(_ count: Int, in block: UnsafeMutableRawPointer, fromCircleCount old: Int, to new: Int) {
+        let from = (block + shapeOffset(circleCount: old)).assumingMemoryBound(to: Shape.self)
+        let to = (block + shapeOffset(circleCount: new)).assumingMemoryBound(to: Shape.self)
+        if count > 0 && from != to { to.moveInitialize(from: from, count: count) }
+    }
+
+    /// Removes the entry of `handle` from the `count` entries at `start`, if there, the last
+    /// entry filling the hole (order carries no meaning). - Returns: whether it was there.
+    private static func remove<Test>(_ handle: Int32, from start: UnsafeMutablePointer<CellEntry<Test, ID>>, count: Int) -> Bool {
+        guard let at = (0 ..< count).first(where: { start[$0].handle == handle }) else { return false }
+        (start + at).deinitialize(count: 1)
+        if at != count - 1 { (start + at).moveInitialize(from: start + count - 1, count: 1) }
+        return true
     }
 
     /// Deinitialises every entry and frees the block.

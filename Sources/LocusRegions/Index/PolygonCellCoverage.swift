@@ -35,8 +35,6 @@ struct PolygonCellCoverage {
     /// … and, when decided, inside the region.
     @usableFromInline let inside: UInt64
 
-    /// Sub-cells per side.
-    static let side = 8
     /// How far outside the frame, in sub-cells, a point still counts as in it (then clamped to
     /// the border sub-cell): well above the frame's rounding (~1e-8 sub-cells), well below the
     /// margin `classify` grows sub-cells by (1e-5 sub-cells).

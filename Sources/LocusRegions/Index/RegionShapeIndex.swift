@@ -144,7 +144,7 @@ public final class RegionShapeIndex<ID: Hashable> {
         guard let (circles, circleCount, shapes, shapeCount) = cell.entries() else { return }
         for i in 0 ..< circleCount {
             let entry = circles + i
-            let inside = entry.pointee.bounds.contains(latitudeFromCorner: latitudeFromCorner, longitudeFromCorner: longitudeFromCorner)
+            let inside = entry.pointee.test.contains(latitudeFromCorner: latitudeFromCorner, longitudeFromCorner: longitudeFromCorner)
                 ?? circleContains(entry.pointee.handle, coordinate)
             if inside { body(entry.pointee.id) }
         }
@@ -303,7 +303,7 @@ public final class RegionShapeIndex<ID: Hashable> {
             let file = { (cell: inout GridCell<ID>, cornerLatitude: Double, cornerLongitude: Double) -> Int in
                 if let bounds {
                     let compact = bounds.compact(cornerLatitude: cornerLatitude, cornerLongitude: cornerLongitude)
-                    cell.append(circle: CircleCellEntry(bounds: compact, handle: handle, id: id))
+                    cell.append(circle: CircleCellEntry(test: compact, handle: handle, id: id))
                     return 1
                 }
                 guard case .polygons(let region) = shape, let polygons else { return 0 }

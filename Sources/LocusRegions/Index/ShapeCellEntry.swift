@@ -1,41 +1,25 @@
-/// A circle as `RegionShapeIndex` files it in a grid cell: its distance bounds relative to
-/// the cell's corner, the handle of its exact shape (for the few points the bounds leave
-/// open), and its id, so that a hit reads nothing else. 32 bytes with an `Int32` id: a query
-/// reads all of a cell's circles, and its cost is mostly those bytes.
+/// One region part as `RegionShapeIndex` files it in a grid cell: how to decide containment
+/// there (`test`), the handle of the region's exact shape (for the few points `test` leaves
+/// open, and for removal), and its id, so that a hit reads nothing else.
 @usableFromInline
-struct CircleCellEntry<ID>: CellEntry {
-    @usableFromInline var bounds: CompactCircleBounds
+struct CellEntry<Test, ID> {
+    @usableFromInline var test: Test
     @usableFromInline var handle: Int32
     @usableFromInline var id: ID
 
-    init(bounds: CompactCircleBounds, handle: Int32, id: ID) {
-        self.bounds = bounds
-        self.handle = handle
-        self.id = id
-    }
-}
-
-/// Any other region part as `RegionShapeIndex` files it in a grid cell: how to decide
-/// containment (for a polygon region, its raster in this cell and its packed rings), its
-/// shape's handle and its id.
-@usableFromInline
-struct ShapeCellEntry<ID>: CellEntry {
-    @usableFromInline var test: CellTest
-    @usableFromInline var handle: Int32
-    @usableFromInline var id: ID
-
-    init(test: CellTest, handle: Int32, id: ID) {
+    init(test: Test, handle: Int32, id: ID) {
         self.test = test
         self.handle = handle
         self.id = id
     }
 }
 
-/// What a cell's entry lists need of an entry: whose it is, for removal.
-@usableFromInline
-protocol CellEntry {
-    var handle: Int32 { get }
-}
+/// A circle: its distance bounds relative to the cell's corner. 32 bytes with an `Int32` id:
+/// a query reads all of a cell's circles, and its cost is mostly those bytes.
+@usableFromInline typealias CircleCellEntry<ID> = CellEntry<CompactCircleBounds, ID>
+
+/// Any other part: for a polygon region its raster in this cell and its packed rings.
+@usableFromInline typealias ShapeCellEntry<ID> = CellEntry<CellTest, ID>
 
 /// How a `ShapeCellEntry` decides whether its region contains a point.
 @usableFromInline

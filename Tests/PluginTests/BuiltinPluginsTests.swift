@@ -24,6 +24,16 @@ import Testing
         }
     }
 
+    /// The project README's plugin table is where users look first: every built-in type has a row
+    /// linking to its folder's README.
+    @Test func projectReadmeListsEveryPlugin() throws {
+        let readme = try String(contentsOfFile: Self.pluginsDirectory + "/../README.md", encoding: .utf8)
+        for (folder, type) in BuiltinPlugins.folders {
+            #expect(readme.contains("| [`\(type)`](Plugins/\(folder)/README.md) |"),
+                    "README.md's plugin table has no row for \(type)")
+        }
+    }
+
     @Test func typesAreUniqueAndKeysDocumented() {
         let types = BuiltinPlugins.all.map(\.type)
         #expect(Set(types).count == types.count)

@@ -62,11 +62,14 @@ enum ConfigYAML {
         var message: String
     }
 
-    /// Parses a single document. nil for an empty file (or one holding only comments).
-    static func parse(_ text: String) -> Result<Node?, SyntaxError> {
+    /// Parses a single document. nil for an empty file (or one holding only comments). A
+    /// document that passes `limits` once its aliases are expanded is an error too.
+    static func parse(_ text: String, limits: ConfigExpansionLimits = .standard) -> Result<Node?, SyntaxError> {
         do {
             let parser = try Parser(yaml: text)
-            return .success(try parser.singleRoot())
+            let root = try parser.singleRoot()
+            if let root, let failure = limits.check(root) { return .failure(failure) }
+            return .success(root)
         } catch let e as YamlError {
             return .failure(syntaxError(e, text: text))
         } catch {

@@ -8,4 +8,11 @@ public struct SubscriptionStatistics: Sendable, Equatable {
     public var droppedSlowConsumer: UInt64 = 0
 
     public init() {}
+
+    /// Adds another subscription's counts (a plugin's feeds across restarts).
+    public mutating func add(_ other: SubscriptionStatistics) {
+        delivered &+= other.delivered
+        undecodable &+= other.undecodable
+        droppedSlowConsumer &+= other.droppedSlowConsumer
+    }
 }

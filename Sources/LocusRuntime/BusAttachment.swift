@@ -1,3 +1,4 @@
+import LocusBus
 import LocusCore
 
 /// A subscription as the runner sees it: a stream of messages and a way to end it.
@@ -5,6 +6,12 @@ public protocol BusFeed: Sendable {
     var messages: AsyncStream<BusMessage> { get }
     /// Ends the stream. With `drain`, messages already received by the socket are delivered first.
     func stop(drain: Bool)
+    /// What the feed received and could not deliver, for `locus ctl status`; nil if not counted.
+    var statistics: SubscriptionStatistics? { get }
+}
+
+extension BusFeed {
+    public var statistics: SubscriptionStatistics? { nil }
 }
 
 /// An outlet the runner can close when its plugin is done.

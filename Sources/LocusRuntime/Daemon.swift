@@ -68,7 +68,8 @@ public final class Daemon: @unchecked Sendable {
         let statusOutlet = try bus.makeOutlet(for: "locus")
         let status = StatusBoard(publisher: EventPublisher(producer: "locus", outlet: statusOutlet),
                                  logger: Logger(label: "locus.status"))
-        registerCommands(hub: hub, status: status)
+        let started = StartedRunners()
+        registerCommands(hub: hub, status: status, runners: started)
 
         var runners: [PluginRunner] = []
         // Sinks and services first: their subscriptions must be live before any source publishes.
@@ -82,6 +83,7 @@ public final class Daemon: @unchecked Sendable {
             runners.append(try PluginRunner(plugin: plugin, bus: bus, status: status))
         }
         registerServiceCommands(runners)
+        started.set(runners)
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
             .init(service: ClosingService { control.stop(); statusOutlet.close(); hub.stop() },
                   successTerminationBehavior: .ignore, failureTerminationBehavior: .gracefullyShutdownGroup,
@@ -142,7 +144,7 @@ public final class Daemon: @unchecked Sendable {
         router.register(in: commands)
     }
 
-    func registerCommands(hub: Hub, status: StatusBoard) {
+    func registerCommands(hub: Hub, status: StatusBoard, runners: StartedRunners) {
         let plugins = configuration.plugins
         commands.register("status", summary: "Hub counters and each plugin's latest state.") { _ in
             let s = hub.statistics
@@ -153,6 +155,15 @@ public final class Daemon: @unchecked Sendable {
                                               "type": .string(p.pluginType), "state": .string(p.state.rawValue),
                                               "restarts": .number(Double(p.restarts))]
                 if let r = p.reason { o["reason"] = .string(r) }
+                if let received = runners.received(by: p.plugin) {
+                    // Skipped at the plugin's own subscription: undecodable (a payload that does
+                    // not decode, e.g. a non-finite number or a latitude past 90) and slow_consumer.
+                    o["received"] = .object([
+                        "delivered": .number(Double(received.delivered)),
+                        "dropped": .object(["undecodable": .number(Double(received.undecodable)),
+                                            "slow_consumer": .number(Double(received.droppedSlowConsumer))]),
+                    ])
+                }
                 return .object(o)
             }
             return .object([
@@ -193,5 +204,19 @@ final class ClosingService: Service, @unchecked Sendable {
         } else {
             try? await gracefulShutdown()
         }
+    }
+}
+
+/// The runners once built, for commands registered before them (`status`).
+final class StartedRunners: @unchecked Sendable {
+    private let lock = NSLock()
+    private var runners: [String: PluginRunner] = [:]
+
+    func set(_ list: [PluginRunner]) {
+        lock.withLock { runners = Dictionary(list.map { ($0.plugin.id, $0) }, uniquingKeysWith: { a, _ in a }) }
+    }
+
+    func received(by plugin: String) -> SubscriptionStatistics? {
+        lock.withLock { runners[plugin] }?.received
     }
 }

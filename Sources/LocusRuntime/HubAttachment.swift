@@ -42,4 +42,5 @@ struct FeedBox: BusFeed {
     let subscription: SocketSubscription
     var messages: AsyncStream<BusMessage> { subscription.messages }
     func stop(drain: Bool) { subscription.stop(drain: drain) }
+    var statistics: SubscriptionStatistics? { subscription.statistics }
 }

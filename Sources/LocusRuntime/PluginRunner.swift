@@ -1,4 +1,5 @@
 import Foundation
+import LocusBus
 import LocusCore
 import Logging
 import ServiceLifecycle
@@ -28,6 +29,8 @@ public final class PluginRunner: Service, @unchecked Sendable {
     private let outlet: any ClosableOutlet
     private let lock = NSLock()
     private var currentFeed: (any BusFeed)?
+    /// What earlier feeds (before a restart) counted, so `received` covers the whole run.
+    private var earlierFeeds = SubscriptionStatistics()
     private var shuttingDown = false
     private var restarts = 0
     /// Where control commands enter, if the plugin is a `CommandableService`.
@@ -178,11 +181,23 @@ public final class PluginRunner: Service, @unchecked Sendable {
         }
         let feed = try prepared ?? bus.subscribe(prefixes, for: plugin.id)
         let stopNow = lock.withLock {
+            if let old = currentFeed?.statistics { earlierFeeds.add(old) }
             currentFeed = feed
             return shuttingDown
         }
         if stopNow { feed.stop(drain: false) }
         return feed
+    }
+
+    /// Messages this plugin's subscriptions delivered and skipped since the daemon started;
+    /// nil for a source (it subscribes to nothing) or a feed that does not count.
+    public var received: SubscriptionStatistics? {
+        lock.withLock {
+            guard let current = currentFeed?.statistics ?? preparedFeed?.statistics else { return nil }
+            var total = earlierFeeds
+            total.add(current)
+            return total
+        }
     }
 
     func makeContext() -> PluginContext {

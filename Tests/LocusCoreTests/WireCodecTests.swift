@@ -62,6 +62,37 @@ import Testing
         #expect(String(decoding: again, as: UTF8.self).contains(#""payload":{"a":[1,2,{"b":null}]}"#))
     }
 
+    /// JSON has no infinities, but `1e999` is valid JSON that most parsers read as one; nor may a
+    /// fix put its position off the globe. Each is a bad payload, so no service ever sees it.
+    @Test(arguments: [
+        #""lat":1e999,"lon":2"#, #""lat":-1e999,"lon":2"#, #""lat":1,"lon":1E+400"#, #""lat":91,"lon":2"#,
+        #""lat":-90.0000001,"lon":2"#, #""lat":1,"lon":180.5"#, #""lat":1,"lon":-181"#, #""lat":1,"lon":2,"speed":1e999"#,
+        #""lat":1,"lon":2,"h_accuracy":-1e999"#, #""lat":1,"lon":2,"alt_msl":123456789012345678901234567890e300"#,
+    ])
+    func refusesNonFiniteAndOffTheGlobeFixes(members: String) {
+        let text = #"{"type":"obs.fix","version":1,"producer":"p","seq":1,"time":"2024-05-17T08:00:00Z","payload":{"source":"g","mode":"2d","# + members + "}}"
+        do {
+            let e = try EnvelopeCodec.decode(Array(text.utf8), registry: .core)
+            Issue.record("accepted \(members) as \(e.payload)")
+        } catch let e as EnvelopeError {
+            #expect(e.problem == .badPayload, "\(e)")
+        } catch {
+            Issue.record("unexpected \(error)")
+        }
+    }
+
+    @Test func theGlobesEdgesAndLargeFiniteNumbersStillDecode() throws {
+        for members in [#""lat":90,"lon":180"#, #""lat":-90,"lon":-180"#, #""lat":1,"lon":2,"alt_msl":1e300"#] {
+            let text = #"{"type":"obs.fix","version":1,"producer":"p","seq":1,"time":"2024-05-17T08:00:00Z","payload":{"source":"g","mode":"2d","# + members + "}}"
+            _ = try EnvelopeCodec.decode(Array(text.utf8), registry: .core)
+        }
+        let largest = try Array("1.7976931348623157e308".utf8).withUnsafeBufferPointer { b in
+            var r = JSONReader(b)
+            return try r.readDouble()
+        }
+        #expect(largest == .greatestFiniteMagnitude)
+    }
+
     @Test(arguments: [
         ("not json", EnvelopeProblem.notJSON),
         ("[1,2]", .notJSON),

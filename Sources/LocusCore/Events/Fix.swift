@@ -142,6 +142,9 @@ public struct Fix: Payload, Equatable {
         self.source = source
         self.mode = mode
         if mode != .none && (latitude == nil || longitude == nil) { throw r.error("a 2d/3d fix needs lat and lon") }
+        // No service may see a position off the globe (the values are not named: coordinates).
+        if let latitude, !(-90...90).contains(latitude) { throw r.error("lat out of range -90...90") }
+        if let longitude, !(-180...180).contains(longitude) { throw r.error("lon out of range -180...180") }
     }
 }
 

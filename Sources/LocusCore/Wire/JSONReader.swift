@@ -490,7 +490,9 @@ public struct JSONReader {
             return negative ? -v : v
         }
         let text = String(decoding: UnsafeBufferPointer(rebasing: buffer[start..<position]), as: UTF8.self)
-        guard let v = Double(text) else { throw JSONReadError(offset: start, reason: "number out of range") }
+        // `Double("1e999")` is infinity, not nil. JSON has no infinities, and one read as a value
+        // would travel on into events (a `location.update` whose `lat` cannot be written back).
+        guard let v = Double(text), v.isFinite else { throw JSONReadError(offset: start, reason: "number out of range") }
         return v
     }
 

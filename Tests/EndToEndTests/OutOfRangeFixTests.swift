@@ -1,0 +1,52 @@
+import Foundation
+import Testing
+
+/// Fixes with non-finite or off-the-globe coordinates from an outside publisher never reach a
+/// service: they are counted where the service's subscription decodes them.
+@Suite(.serialized) struct OutOfRangeFixTests {
+    @Test func nonFiniteAndOutOfRangeFixesAreCountedAndNeverReachAService() async throws {
+        let dir = E2E.temporaryDirectory()
+        let config = dir + "/config.yaml"
+        try """
+        hub:
+          external_topics: ["obs.fix.ext"]
+        services:
+          - type: standard
+            id: here
+            distance_filter: 0
+        sinks:
+          - type: file
+            id: archive
+            path: \(dir)/events.jsonl
+            topics: ["location.update."]
+        """.write(toFile: config, atomically: true, encoding: .utf8)
+        let env = ["LOCUS_RUNTIME_DIR": dir]
+        let locus = try ChildProcess(E2E.binary, ["run", config], directory: dir, environment: env)
+        defer { locus.kill9() }
+        let inject = try await runToEnd(E2E.python, [E2E.script("inject_out_of_range.py"), "ipc://\(dir)/ingest.sock", "ext"],
+                                        directory: dir, timeout: 30)
+        #expect(inject.status == 0, "\(inject.stdout)\(inject.stderr)")
+        let updates = { RecordedMessage.read(dir + "/events.jsonl").filter { $0.type == "location.update" } }
+        #expect(await waitUntil(timeout: 10) { updates().count == 2 }, "\(updates().map(\.payload)); \(locus.stderr)")
+        // Before: the 1e999 fix gave a location.update without lat, which the file sink itself
+        // then refused as bad_payload.
+        for u in updates() {
+            let lat = try #require(u.payload["lat"] as? Double, "\(u.payload)")
+            #expect(abs(lat) <= 90)
+        }
+
+        let ctl = try await runToEnd(E2E.binary, ["ctl", "status", "--json"], directory: dir, environment: env, timeout: 10)
+        #expect(ctl.status == 0, "\(ctl.stderr)")
+        let reply = try JSONSerialization.jsonObject(with: Data(ctl.stdout.utf8)) as! [String: Any]
+        let plugins = (reply["result"] as! [String: Any])["plugins"] as! [[String: Any]]
+        let here = try #require(plugins.first { $0["plugin"] as? String == "here" })
+        let received = try #require(here["received"] as? [String: Any], "\(here)")
+        let dropped = try #require(received["dropped"] as? [String: Any])
+        #expect(dropped["undecodable"] as? Int == 4, "\(received)")
+        // Nothing the service published was refused downstream (before: the sink's bad_payload).
+        let archive = try #require(plugins.first { $0["plugin"] as? String == "archive" })
+        let archiveDropped = try #require((archive["received"] as? [String: Any])?["dropped"] as? [String: Any], "\(archive)")
+        #expect(archiveDropped["undecodable"] as? Int == 0, "\(archive)")
+        #expect(await locus.terminate().status == 0)
+    }
+}

@@ -6,7 +6,7 @@ let pluginTargets: [(name: String, folder: String, extra: [Target.Dependency])] 
     ("LocusReplay", "Replay", ["LocusFormats"]),
     ("LocusConsoleSink", "Console", []),
     ("LocusFileSink", "File", []),
-    ("LocusExec", "Exec", []),
+    ("LocusExec", "Exec", ["CProcessControl"]),
     ("LocusExampleSpeedAlert", "ExampleSpeedAlert", []),
     ("LocusGpsdSource", "Gpsd", ["LocusFormats"]),
     ("LocusNMEASerialSource", "NMEASerial", ["LocusNMEA"]),
@@ -41,6 +41,8 @@ let package = Package(
             name: "CZeroMQ",
             providers: [.apt(["libzmq3-dev"])]
         ),
+        // Header-only: prctl and pipe2 for the exec plugin's process groups.
+        .systemLibrary(name: "CProcessControl"),
         .systemLibrary(
             name: "CSDBus",
             providers: [.apt(["libsystemd-dev"])]

@@ -93,6 +93,12 @@ public final class Daemon: @unchecked Sendable {
             services.append(.init(service: r, successTerminationBehavior: .ignore,
                                   failureTerminationBehavior: .ignore, serviceName: r.plugin.id))
         }
+        // Sources are stopped together, so shutdown takes the longest stop time, not the sum.
+        let sourceRunners = runners.filter { $0.plugin.kind == .source }
+        if !sourceRunners.isEmpty {
+            services.append(.init(service: SourcesStopper(sourceRunners), successTerminationBehavior: .ignore,
+                                  failureTerminationBehavior: .ignore, serviceName: "sources"))
+        }
         let clockDriven = configuration.plugins.contains { p in
             if case .source(let s) = p.instance { return s.drivesClock }
             return false
@@ -114,8 +120,15 @@ public final class Daemon: @unchecked Sendable {
         ])
         var groupConfig = ServiceGroupConfiguration(services: services, gracefulShutdownSignals: shutdownSignals,
                                                     cancellationSignals: [], logger: logger)
-        groupConfig.maximumGracefulShutdownDuration = .seconds(1.5)
-        groupConfig.maximumCancellationDuration = .milliseconds(400)
+        // Past the graceful period the group cancels every service, and past the cancellation
+        // budget ServiceLifecycle aborts the process: both must cover the slowest source's stop
+        // (an exec plugin's stop_timeout between SIGTERM and SIGKILL, and reaping).
+        let slowestStop = configuration.plugins.map { p -> Double in
+            if case .source(let s) = p.instance { return s.stopTimeout }
+            return 0
+        }.max() ?? 0
+        groupConfig.maximumGracefulShutdownDuration = .milliseconds(Int64((1.5 + slowestStop) * 1000))
+        groupConfig.maximumCancellationDuration = .milliseconds(Int64((0.4 + slowestStop) * 1000))
         let group = ServiceGroup(configuration: groupConfig)
         let stopAtOnce = groupLock.withLock {
             self.group = group
@@ -218,5 +231,24 @@ final class StartedRunners: @unchecked Sendable {
 
     func received(by plugin: String) -> SubscriptionStatistics? {
         lock.withLock { runners[plugin] }?.received
+    }
+}
+
+/// Stops every source at once when the group's shutdown reaches it (it sits after the sources,
+/// so it is asked first), then waits until all have stopped. Without it the group stops them one
+/// after another and shutdown takes the sum of their stop times (exec plugins' stop_timeout).
+final class SourcesStopper: Service, @unchecked Sendable {
+    let runners: [PluginRunner]
+
+    init(_ runners: [PluginRunner]) { self.runners = runners }
+
+    func run() async throws {
+        try? await gracefulShutdown()
+        for r in runners { r.stopAhead() }
+        while !runners.allSatisfy(\.hasStopped) {
+            // Cancelled (graceful period over): the runners are cancelled too; stop waiting.
+            if Task.isCancelled { return }
+            try? await Task.sleep(nanoseconds: 20_000_000)
+        }
     }
 }

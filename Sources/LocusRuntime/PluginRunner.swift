@@ -77,7 +77,22 @@ public final class PluginRunner: Service, @unchecked Sendable {
         } onGracefulShutdown: { [self] in
             beginShutdown()
         }
+        lock.withLock { supervisionEnded = true }
+        // Stopped ahead of the group (sources stop together, see `SourcesStopper`): the group
+        // takes any service returning before it was asked as a failure, so wait to be asked.
+        if lock.withLock({ stoppedAhead }) { try? await gracefulShutdown() }
     }
+
+    /// Stops the plugin now, before the group's graceful shutdown reaches it.
+    func stopAhead() {
+        lock.withLock { stoppedAhead = true }
+        beginShutdown()
+    }
+
+    /// True once the plugin has stopped running (its source task, feed and restarts are over).
+    var hasStopped: Bool { lock.withLock { supervisionEnded } }
+    private var stoppedAhead = false
+    private var supervisionEnded = false
 
     /// Called when the group shuts down gracefully: stops feeds (draining) and cancels sources.
     func beginShutdown() {

@@ -152,8 +152,12 @@ import Testing
         """
         let locus = try ChildProcess(E2E.binary, ["run", config(dir, extraSources: failing, sinks: sinks, speed: "100", startDelay: 0)],
                                      directory: dir, environment: ["LOCUS_RUNTIME_DIR": dir])
-        let restarted = await waitUntil(timeout: 15) {
-            RecordedMessage.read(dir + "/events.jsonl").filter { $0.topic == "status.flaky" && ($0.payload["state"] as? String) == "restarting" }.count >= 3
+        // Three restarts take 3.5 s of backoff; the replay's fixes keep coming meanwhile (the walk
+        // has few in its first minutes, so wait for them too rather than assume a rate).
+        let restarted = await waitUntil(timeout: 20) {
+            let messages = RecordedMessage.read(dir + "/events.jsonl")
+            return messages.filter { $0.topic == "status.flaky" && ($0.payload["state"] as? String) == "restarting" }.count >= 3
+                && messages.filter { $0.topic.hasPrefix("obs.fix.") }.count > 5
         }
         let stop = await locus.terminate()
         #expect(restarted, "locus: \(locus.stderr)")

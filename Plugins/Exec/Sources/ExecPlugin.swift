@@ -10,9 +10,11 @@ import Logging
 /// - `LOCUS_CONTROL_ENDPOINT`: the control socket (REQ);
 /// - `LOCUS_PLUGIN_ID`: the id to use as `producer` and in topics.
 ///
-/// Its standard error goes to Locus's log line by line; standard output is logged at debug.
-/// If it exits, the runtime restarts it with backoff (exit status 0 counts as finished and is
-/// not restarted). At shutdown it gets SIGTERM, then SIGKILL after `stop_timeout`.
+/// Its standard error goes to Locus's log line by line, standard output at debug, both limited to
+/// `log_lines_per_second` (the rest counted and summarised). It runs in a process group of its
+/// own with a clean signal state. When it exits, whatever it left in its group is stopped too and
+/// the runtime restarts it with backoff (exit status 0 counts as finished and is not restarted).
+/// At shutdown its group gets SIGTERM, then SIGKILL after `stop_timeout`.
 public struct ExecProcess: SourcePlugin {
     public let configuration: ExecConfiguration
     public let executable: String
@@ -30,10 +32,10 @@ public struct ExecProcess: SourcePlugin {
         }
     }
 
+    /// Shutdown may take this long for this plugin: SIGTERM, `stop_timeout`, SIGKILL, reaping.
+    public var stopTimeout: Double { configuration.stopTimeout + 2.5 }
+
     public func run(context: PluginContext) async throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = Array(configuration.command.dropFirst())
         var environment = ProcessInfo.processInfo.environment
         environment["LOCUS_INGEST_ENDPOINT"] = endpoints.ingest
         environment["LOCUS_PUBLISH_ENDPOINT"] = endpoints.publish
@@ -41,73 +43,32 @@ public struct ExecProcess: SourcePlugin {
         environment["LOCUS_PLUGIN_ID"] = id
         environment["PYTHONUNBUFFERED"] = environment["PYTHONUNBUFFERED"] ?? "1"
         environment.merge(configuration.env) { _, new in new }
-        process.environment = environment
-        let stderrPipe = Pipe()
-        let stdoutPipe = Pipe()
-        process.standardError = stderrPipe
-        process.standardOutput = stdoutPipe
-        process.standardInput = FileHandle.nullDevice
         let logger = context.logger
-        let stderrLines = LineSplitter { line in logger.info("\(line)", metadata: ["stream": "stderr"]) }
-        let stdoutLines = LineSplitter { line in logger.debug("\(line)", metadata: ["stream": "stdout"]) }
-        stderrPipe.fileHandleForReading.readabilityHandler = { h in stderrLines.feed(h.availableData) }
-        stdoutPipe.fileHandleForReading.readabilityHandler = { h in stdoutLines.feed(h.availableData) }
-
-        let exited = AsyncStream<Void>.makeStream()
-        process.terminationHandler = { _ in exited.continuation.yield(); exited.continuation.finish() }
-        try process.run()
-        logger.info("started", metadata: ["pid": "\(process.processIdentifier)", "program": "\(executable)"])
-        let stopTimeout = configuration.stopTimeout
+        let group = try SpawnedProcessGroup(executable: executable, arguments: Array(configuration.command.dropFirst()),
+                                            environment: environment)
+        logger.info("started", metadata: ["pid": "\(group.pid)", "program": "\(executable)"])
+        let supervision = ProcessGroupSupervision(group: group, stopTimeout: configuration.stopTimeout,
+                                                  logLinesPerSecond: configuration.logLinesPerSecond, logger: logger)
+        supervision.start()
+        var status: Int32 = 0
+        // Returns only once the process group is gone: cancellation asks it to stop (SIGTERM,
+        // then SIGKILL after stop_timeout) and waits for that, so no child outlives shutdown.
         await withTaskCancellationHandler {
-            for await _ in exited.stream {}
+            status = await supervision.finished()
         } onCancel: {
-            let pid = process.processIdentifier
-            kill(pid, SIGTERM)
-            DispatchQueue.global().asyncAfter(deadline: .now() + stopTimeout) {
-                if process.isRunning { kill(pid, SIGKILL) }
-            }
+            supervision.requestStop()
         }
-        process.waitUntilExit()
-        stderrPipe.fileHandleForReading.readabilityHandler = nil
-        stdoutPipe.fileHandleForReading.readabilityHandler = nil
-        stderrLines.flush()
-        stdoutLines.flush()
         if Task.isCancelled { return }
-        let status = process.terminationStatus
-        let signalled = process.terminationReason == .uncaughtSignal
-        if status == 0 && !signalled {
-            logger.info("exited with status 0")
-            return
-        }
-        throw ExitError(program: configuration.command[0], status: status, signalled: signalled)
-    }
-}
-
-/// Splits a byte stream into lines for logging; keeps at most 8 KiB of an unfinished line.
-final class LineSplitter: @unchecked Sendable {
-    private var buffer: [UInt8] = []
-    private let lock = NSLock()
-    private let emit: (String) -> Void
-
-    init(emit: @escaping (String) -> Void) { self.emit = emit }
-
-    func feed(_ data: Data) {
-        lock.lock()
-        defer { lock.unlock() }
-        for byte in data {
-            if byte == 0x0A {
-                emit(String(decoding: buffer, as: UTF8.self))
-                buffer.removeAll(keepingCapacity: true)
-            } else if buffer.count < 8192 {
-                buffer.append(byte)
+        let signal = status & 0x7F
+        if signal == 0 {
+            let code = (status >> 8) & 0xFF
+            if code == 0 {
+                logger.info("exited with status 0")
+                return
             }
+            throw ExitError(program: configuration.command[0], status: code, signalled: false)
         }
-    }
-
-    func flush() {
-        lock.lock()
-        defer { lock.unlock() }
-        if !buffer.isEmpty { emit(String(decoding: buffer, as: UTF8.self)); buffer.removeAll() }
+        throw ExitError(program: configuration.command[0], status: signal, signalled: true)
     }
 }
 

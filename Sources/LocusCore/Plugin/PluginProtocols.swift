@@ -17,11 +17,16 @@ public protocol SourcePlugin: Sendable {
     /// True if the source publishes `clock.tick` in its own recorded time; the runtime then does
     /// not tick from the wall clock.
     var drivesClock: Bool { get }
+    /// Seconds this source may need, once cancelled, before `run` returns — for a source that
+    /// stops an outside process and waits for it. The daemon's shutdown waits for the largest
+    /// (sources are stopped together); the default 0 means "the usual few hundred milliseconds".
+    var stopTimeout: Double { get }
     func run(context: PluginContext) async throws
 }
 
 extension SourcePlugin {
     public var drivesClock: Bool { false }
+    public var stopTimeout: Double { 0 }
 }
 
 /// A deterministic state machine from observations and ticks to typed events.

@@ -168,32 +168,3 @@ public final class ByteInput {
     Darwin.read(fd, buf, n)
     #endif
 }
-
-/// `InputStream` over a `ByteInput`, for `XMLParser(stream:)` (which reads it in chunks).
-final class ByteInputStream: InputStream {
-    private let input: ByteInput
-    private var atEnd = false
-    private(set) var failure: Error?
-
-    init(_ input: ByteInput) {
-        self.input = input
-        super.init(data: Data())
-    }
-
-    override func open() {}
-    override func close() {}
-    override var hasBytesAvailable: Bool { !atEnd }
-    override var streamStatus: Stream.Status { atEnd ? .atEnd : .open }
-
-    override func read(_ buffer: UnsafeMutablePointer<UInt8>, maxLength len: Int) -> Int {
-        do {
-            let n = try input.read(into: buffer, max: len)
-            if n == 0 { atEnd = true }
-            return n
-        } catch {
-            failure = error
-            atEnd = true
-            return -1
-        }
-    }
-}

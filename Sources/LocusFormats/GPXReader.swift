@@ -1,7 +1,3 @@
-import Foundation
-#if canImport(FoundationXML)
-import FoundationXML
-#endif
 import LocusCore
 
 /// GPX 1.0 / 1.1: one fix per `<trkpt>` or `<rtept>` that has a `<time>`, in file order.
@@ -16,7 +12,8 @@ import LocusCore
 /// - points without a time (or with an unreadable one, or bad coordinates) are skipped and
 ///   counted; waypoints (`<wpt>`) are not observations and are passed over.
 ///
-/// Parsed with Foundation's streaming `XMLParser` over the input stream: memory is bounded.
+/// Parsed with `XMLPushParser` chunk by chunk: memory is bounded, and malformed input of any
+/// kind (bad UTF-8, broken markup, a truncated file) is a `FormatInputError.malformed`.
 public struct GPXReader {
     public let options: DecodeOptions
     public private(set) var statistics = DecodeStatistics()
@@ -25,46 +22,38 @@ public struct GPXReader {
     public init(options: DecodeOptions = .init()) { self.options = options }
 
     public mutating func read(_ input: ByteInput, emit: (RecordedObservation) throws -> Void) throws {
-        let stream = ByteInputStream(input)
-        let parser = XMLParser(stream: stream)
-        parser.shouldProcessNamespaces = false
-        parser.shouldResolveExternalEntities = false
-        let delegate = GPXDelegate(source: options.source)
-        parser.delegate = delegate
+        var parser = XMLPushParser()
+        var content = GPXContent(source: options.source)
         try withoutActuallyEscaping(emit) { emit in
-            delegate.emit = emit
-            let ok = parser.parse()
-            delegate.emit = nil
-            if let e = delegate.thrown { throw e }
-            if let e = stream.failure { throw e }
-            if !ok {
-                let reason = parser.parserError.map { "\($0.localizedDescription)" } ?? "XML error"
-                throw FormatInputError.malformed(format: .gpx, reason: "line \(parser.lineNumber): \(reason)")
+            content.emit = emit
+            defer { content.emit = nil }
+            do {
+                while try input.read({ chunk in try parser.feed(chunk, into: &content) }) {}
+                try parser.finish()
+            } catch let e as XMLSyntaxError {
+                let inside = parser.openElement.map { " (inside <\($0)>)" } ?? ""
+                throw FormatInputError.malformed(format: .gpx, reason: e.description + inside)
             }
         }
         var s = DecodeStatistics()
         s.bytes = input.bytesRead
-        s.fixes = delegate.fixes
-        s.count("points", delegate.points)
-        s.count("points_without_time", delegate.withoutTime)
-        s.count("points_bad_coordinates", delegate.badCoordinates)
-        s.count("waypoints_ignored", delegate.waypoints)
+        s.fixes = content.fixes
+        s.count("points", content.points)
+        s.count("points_without_time", content.withoutTime)
+        s.count("points_bad_coordinates", content.badCoordinates)
+        s.count("waypoints_ignored", content.waypoints)
         statistics = s
-        if !delegate.sawGPX { throw FormatInputError.malformed(format: .gpx, reason: "no <gpx> element") }
-        // libxml2's push parser does not always report a truncated document at its end.
-        if delegate.depth != 0 {
-            throw FormatInputError.malformed(format: .gpx, reason: "unexpected end of file inside <\(delegate.openElement)>")
-        }
-        if delegate.points > 0 && delegate.fixes == 0 {
-            warnings.append("none of the \(delegate.points) track/route points has a <time>: nothing to emit")
+        if !content.sawGPX { throw FormatInputError.malformed(format: .gpx, reason: "no <gpx> element") }
+        if content.points > 0 && content.fixes == 0 {
+            warnings.append("none of the \(content.points) track/route points has a <time>: nothing to emit")
         }
     }
 }
 
-private final class GPXDelegate: NSObject, XMLParserDelegate {
+/// The GPX meaning of the parser's elements: one point at a time.
+private struct GPXContent: XMLContentHandler {
     let source: String
     var emit: ((RecordedObservation) throws -> Void)?
-    var thrown: Error?
     var sawGPX = false
     var points = 0, fixes = 0, withoutTime = 0, badCoordinates = 0, waypoints = 0
 
@@ -76,10 +65,6 @@ private final class GPXDelegate: NSObject, XMLParserDelegate {
     var speed: Double?, course: Double?
     var text = ""
     var collecting = false
-    /// Open elements, and the name of the outermost still open.
-    var depth = 0
-    var openElement = ""
-
     init(source: String) { self.source = source }
 
     /// The name without its namespace prefix.
@@ -99,18 +84,18 @@ private final class GPXDelegate: NSObject, XMLParserDelegate {
         return Substring(u[first...last])
     }
 
-    func parser(_ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?,
-                qualifiedName qName: String?, attributes: [String: String] = [:]) {
+    var wantsText: Bool { collecting }
+
+    mutating func startElement(_ elementName: String, attributes list: [(name: String, value: String)]) throws {
         let name = Self.local(elementName)
-        if depth == 0 || name == "gpx" || name == "trk" || name == "rte" { openElement = String(name) }
-        depth += 1
+        func attribute(_ key: String) -> String? { list.first { $0.name == key }?.value }
         switch name {
         case "gpx": sawGPX = true
         case "trkpt", "rtept":
             inPoint = true
             points += 1
-            lat = attributes["lat"].flatMap { Double(Self.trimmed($0)) }
-            lon = attributes["lon"].flatMap { Double(Self.trimmed($0)) }
+            lat = attribute("lat").flatMap { Double(Self.trimmed($0)) }
+            lon = attribute("lon").flatMap { Double(Self.trimmed($0)) }
             ele = nil; time = nil; hdop = nil; vdop = nil; pdop = nil; sat = nil
             fixText = nil; speed = nil; course = nil
         case "wpt": waypoints += 1
@@ -122,15 +107,14 @@ private final class GPXDelegate: NSObject, XMLParserDelegate {
         }
     }
 
-    func parser(_ parser: XMLParser, foundCharacters string: String) {
+    mutating func text(_ string: String) throws {
         if collecting { text += string }
     }
 
-    func parser(_ parser: XMLParser, didEndElement elementName: String, namespaceURI: String?, qualifiedName qName: String?) {
+    mutating func endElement(_ elementName: String) throws {
         let name = Self.local(elementName)
-        depth -= 1
         if name == "trkpt" || name == "rtept" {
-            endPoint(parser)
+            try endPoint()
             return
         }
         guard inPoint, collecting else { return }
@@ -150,10 +134,9 @@ private final class GPXDelegate: NSObject, XMLParserDelegate {
         }
     }
 
-    func endPoint(_ parser: XMLParser) {
+    mutating func endPoint() throws {
         inPoint = false
         collecting = false
-        guard thrown == nil else { return }
         guard let lat, let lon, (-90...90).contains(lat), (-180...180).contains(lon) else {
             badCoordinates += 1
             return
@@ -186,11 +169,6 @@ private final class GPXDelegate: NSObject, XMLParserDelegate {
             fix.pdop = pdop
         }
         fixes += 1
-        do {
-            try emit?(.fix(fix, at: time))
-        } catch {
-            thrown = error
-            parser.abortParsing()
-        }
+        try emit?(.fix(fix, at: time))
     }
 }

@@ -120,6 +120,11 @@ public final class PluginRunner: Service, @unchecked Sendable {
                     commandInbox?.refuse(Self.stoppedReason(plugin.id))
                 }
                 break
+            } catch let failure as PermanentFailure {
+                if isShuttingDown || Task.isCancelled { break }
+                report(.failed, reason: "\(failure.reason) (not restarted)")
+                commandInbox?.refuse(Self.failedReason(plugin.id, failure.reason))
+                break
             } catch {
                 if isShuttingDown || Task.isCancelled { break }
                 let ran = started.duration(to: .now)

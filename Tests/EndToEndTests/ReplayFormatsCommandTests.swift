@@ -37,3 +37,55 @@ import Testing
         #expect(r.stderr.contains("unknown format 'kml'"))
     }
 }
+
+/// A malformed file given to `locus decode` or played by a `replay` source: an error, never a
+/// crash of the daemon.
+@Suite(.serialized) struct MalformedRecordingTests {
+    /// The GPX file that killed `locus decode` and `locus run` with SIGILL (exit 132).
+    static let crashingGPX: [UInt8] = Array("<?xml version=\"1.0\"?><gpx version=\"1.1\"><trk".utf8) + [0xC3, 0x28] + Array("/></gpx>".utf8)
+
+    @Test func decodeReportsAMalformedGPXFile() async throws {
+        let dir = E2E.temporaryDirectory()
+        FileManager.default.createFile(atPath: dir + "/x.gpx", contents: Data(Self.crashingGPX))
+        let r = try await runToEnd(E2E.binary, ["decode", dir + "/x.gpx"], directory: dir, timeout: 30)
+        #expect(r.status == 1, "\(r.status): \(r.stderr)")
+        #expect(r.stderr.contains("not a valid gpx file: line 1"), "\(r.stderr)")
+    }
+
+    @Test func aMalformedReplayFileStopsOnlyItsSource() async throws {
+        let dir = E2E.temporaryDirectory()
+        FileManager.default.createFile(atPath: dir + "/x.gpx", contents: Data(Self.crashingGPX))
+        let config = dir + "/config.yaml"
+        try """
+        sources:
+          - type: replay
+            id: bad
+            file: \(dir)/x.gpx
+            speed: max
+          - type: replay
+            id: good
+            file: \(E2E.fixture("walk-short.jsonl"))
+            speed: 20
+            start_delay: 1
+        sinks:
+          - type: file
+            id: archive
+            path: \(dir)/events.jsonl
+            topics: ["status.", "obs.fix."]
+        """.write(toFile: config, atomically: true, encoding: .utf8)
+        let env = ["LOCUS_RUNTIME_DIR": dir]
+        let locus = try ChildProcess(E2E.binary, ["run", config], directory: dir, environment: env)
+        defer { locus.kill9() }
+        let events = { RecordedMessage.read(dir + "/events.jsonl") }
+        #expect(await waitUntil(timeout: 20) { events().contains { $0.topic.hasPrefix("obs.fix.") } }, "\(locus.stderr)")
+        #expect(locus.process.isRunning, "the daemon keeps serving: \(locus.stderr)")
+        let bad = events().filter { $0.topic == "status.bad" }
+        let failed = try #require(bad.first { $0.payload["state"] as? String == "failed" }, "\(bad.map(\.payload))")
+        #expect((failed.payload["reason"] as? String)?.contains("not a valid gpx file") == true, "\(failed.payload)")
+        // A file does not mend itself: the source is not restarted.
+        #expect(!bad.contains { $0.payload["state"] as? String == "restarting" }, "\(bad.map(\.payload))")
+        let ctl = try await runToEnd(E2E.binary, ["ctl", "status", "--json"], directory: dir, environment: env, timeout: 10)
+        #expect(ctl.stdout.contains("\"failed\""), "\(ctl.stdout)")
+        #expect(await locus.terminate().status == 0)
+    }
+}

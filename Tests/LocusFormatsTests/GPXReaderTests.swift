@@ -127,6 +127,51 @@ struct TextPoint {
         }
     }
 
+    /// Hostile and broken GPX: each is an error value. The first is the file that killed the
+    /// process with SIGILL inside Foundation's XMLParser (invalid UTF-8 in an element name).
+    @Test(arguments: [
+        [UInt8]("<?xml version=\"1.0\"?><gpx version=\"1.1\"><trk".utf8) + [0xC3, 0x28] + [UInt8]("/></gpx>".utf8),
+        [UInt8]("<gpx><trkpt lat=\"1\" lon=\"2\"><time>".utf8) + [0xFF, 0xFE] + [UInt8]("</time></trkpt></gpx>".utf8),
+        [UInt8]("<gpx><trkpt lat=\"".utf8) + [0xE2, 0x82] + [UInt8]("\" lon=\"1\"/></gpx>".utf8),
+        Array("<gpx><trk a=\"1\" a2='2' b=3></trk></gpx>".utf8),
+        Array("<gpx><trkpt lat=\"1\" lon=\"2\"><ele>&bogus;</ele></trkpt></gpx>".utf8),
+        Array("<gpx><trkpt lat=\"1\" lon=\"2\"><time>&#xD800;</time></trkpt></gpx>".utf8),
+        Array("<gpx></gpx><gpx></gpx>".utf8),
+        Array("<gpx><!-- unterminated comment".utf8),
+        Array("<gpx><![CDATA[ never closed".utf8),
+        Array("<gpx><".utf8),
+        Array("<gpx>< trk/></gpx>".utf8),
+        Array("<gpx><\"q\"/></gpx>".utf8),
+        Array("".utf8),
+        [0x00, 0x01, 0x02, 0x3C, 0x67, 0x70, 0x78],
+        Array(String(repeating: "<a>", count: 10_000).utf8),
+        Array(("<gpx><trk " + String(repeating: "x", count: 70_000) + "/></gpx>").utf8),
+        Array(("<gpx><trkpt lat=\"1\" lon=\"2\"><time>" + String(repeating: "9", count: 70_000) + "</time></trkpt></gpx>").utf8),
+    ])
+    func hostileInputIsAnErrorValue(_ bytes: [UInt8]) {
+        #expect(throws: FormatInputError.self) {
+            var reader = GPXReader()
+            try reader.read(ByteInput(bytes: bytes)) { _ in }
+        }
+    }
+
+    @Test func commentsCDATAEntitiesAndDoctypeAreRead() throws {
+        let text = """
+        <?xml version="1.0"?>
+        <!DOCTYPE gpx [ <!ELEMENT gpx ANY> ]>
+        <!-- a comment with <trkpt> inside -->
+        <gpx version="1.1" creator="A &amp; B &#x263A;"><trk><trkseg>
+        <trkpt lat='45.5' lon="14.25"><ele><![CDATA[512.5]]></ele><time>2020-01-01T00:00:0&#49;Z</time></trkpt>
+        <trkpt lat="45.6" lon="14.26"/>
+        </trkseg></trk></gpx>
+        """
+        let (obs, decoder) = try FormatFixtures.decode(bytes: Array(text.utf8))
+        #expect(obs.count == 1)
+        #expect(obs.first?.fix?.altitudeMSL == 512.5)
+        #expect(obs.first?.time == EventTime(iso8601: "2020-01-01T00:00:01Z"))
+        #expect(decoder.statistics[detail: "points"] == 2)
+    }
+
     @Test func largeFileStreams() throws {
         // ~5 MB of points through a file: crosses many 64 KiB chunks.
         var text = "<?xml version=\"1.0\"?>\n<gpx version=\"1.1\"><trk><trkseg>\n"

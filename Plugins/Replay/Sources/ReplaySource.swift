@@ -44,11 +44,18 @@ public struct ReplaySource: SourcePlugin {
         if configuration.startDelay > 0 {
             try await Task.sleep(nanoseconds: UInt64(configuration.startDelay * 1e9))
         }
-        // Locus recordings keep their line-by-line path (with skipped lines logged) unless cut.
-        if format == .locus, configuration.start == nil, configuration.end == nil {
-            try await runRecording(context: context)
-        } else {
-            try await runDecoded(context: context)
+        do {
+            // Locus recordings keep their line-by-line path (with skipped lines logged) unless cut.
+            if format == .locus, configuration.start == nil, configuration.end == nil {
+                try await runRecording(context: context)
+            } else {
+                try await runDecoded(context: context)
+            }
+        } catch let e as FormatInputError {
+            // A file that is not valid for its format fails the same way on every try: stop
+            // this source (the rest of the daemon keeps running); I/O errors are retried.
+            if case .malformed = e { throw PermanentFailure("\(path): \(e)") }
+            throw e
         }
     }
 

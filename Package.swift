@@ -28,6 +28,7 @@ let package = Package(
         .library(name: "LocusRuntime", targets: ["LocusRuntime"]),
         .library(name: "LocusTestKit", targets: ["LocusTestKit"]),
         .library(name: "LocusNMEA", targets: ["LocusNMEA"]),
+        .library(name: "LocusFormats", targets: ["LocusFormats"]),
     ],
     dependencies: [
         .package(url: "https://github.com/jpsim/Yams.git", from: "6.2.2"),

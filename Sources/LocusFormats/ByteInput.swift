@@ -31,6 +31,8 @@ public final class ByteInput {
     private let fd: Int32
     private let ownsDescriptor: Bool
     private var pending: [UInt8] = []
+    /// For an input over bytes in memory: the pieces `read(2)` would still return.
+    private var chunks: [[UInt8]] = []
     private var buffer: UnsafeMutableRawBufferPointer
     /// Total bytes handed out so far.
     public private(set) var bytesRead = 0
@@ -59,6 +61,21 @@ public final class ByteInput {
     public convenience init(bytes: [UInt8]) {
         self.init(fileDescriptor: -1)
         pending = bytes
+    }
+
+    /// An input over bytes in memory delivered in these pieces, as a pipe might deliver them
+    /// (tests and fuzzing of readers across chunk boundaries). Pieces longer than `chunkSize`
+    /// are split; empty ones are skipped (an empty read means the end).
+    public convenience init(chunks: [[UInt8]]) {
+        self.init(fileDescriptor: -1)
+        for c in chunks where !c.isEmpty {
+            var start = 0
+            while start < c.count {
+                self.chunks.append(Array(c[start..<min(c.count, start + ByteInput.chunkSize)]))
+                start += ByteInput.chunkSize
+            }
+        }
+        self.chunks.reverse()
     }
 
     deinit {
@@ -101,7 +118,14 @@ public final class ByteInput {
             bytesRead += n
             return n
         }
-        guard fd >= 0 else { return 0 }
+        guard fd >= 0 else {
+            guard var next = chunks.popLast() else { return 0 }
+            let n = min(max, next.count)
+            next.withUnsafeBufferPointer { dest.update(from: $0.baseAddress!, count: n) }
+            if n < next.count { next.removeFirst(n); chunks.append(next) }
+            bytesRead += n
+            return n
+        }
         while true {
             let n = sysRead(fd, dest, max)
             if n >= 0 { bytesRead += n; return n }
@@ -111,7 +135,11 @@ public final class ByteInput {
     }
 
     private func rawRead() throws -> Int {
-        guard fd >= 0 else { return 0 }
+        guard fd >= 0 else {
+            guard let next = chunks.popLast() else { return 0 }
+            next.withUnsafeBytes { buffer.copyMemory(from: $0) }
+            return next.count
+        }
         while true {
             let n = sysRead(fd, buffer.baseAddress, buffer.count)
             if n >= 0 { return n }

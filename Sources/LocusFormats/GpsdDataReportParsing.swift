@@ -63,6 +63,9 @@ extension GpsdDataReport {
         guard let cls else { throw GpsdParseError("object without \"class\"") }
         switch cls {
         case "TPV":
+            // A position off the globe is a broken report, not a fix (no subscriber may see it).
+            if let lat = tpv.lat, !(-90...90).contains(lat) { throw GpsdParseError("TPV lat out of range -90...90") }
+            if let lon = tpv.lon, !(-180...180).contains(lon) { throw GpsdParseError("TPV lon out of range -180...180") }
             tpv.device = device
             tpv.time = time
             return .tpv(tpv)

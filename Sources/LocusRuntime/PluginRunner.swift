@@ -133,7 +133,8 @@ public final class PluginRunner: Service, @unchecked Sendable {
                 commandInbox?.refuse(Self.restartingReason(plugin.id))
                 let delay = backoff.delay(afterRunning: seconds)
                 restarts += 1
-                report(.restarting, retryIn: delay)
+                // The failure stays in the state while it waits, so `locus ctl status` shows why.
+                report(.restarting, reason: "\(error)", retryIn: delay)
                 try? await Task.sleep(nanoseconds: UInt64(delay * 1e9))
                 if isShuttingDown || Task.isCancelled { break }
                 do {

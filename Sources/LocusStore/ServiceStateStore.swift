@@ -48,16 +48,31 @@ public final class ServiceStateStore: @unchecked Sendable {
     /// file of another kind, of a newer schema, another program's SQLite file, or a file that
     /// is not a database or is damaged (`PRAGMA quick_check`), and `.inUse` while another
     /// process has it open (see `StoreProcessLock`).
+    ///
+    /// A store that existed before (its `<path>.created` marker is there) but whose file is now
+    /// missing, empty or a database without the schema is refused with `.lost`, and nothing is
+    /// created: see `StoreCreationMarker`.
     public convenience init(path: String, kind: String) throws {
         try Self.createDirectory(atPath: (path as NSString).deletingLastPathComponent, storePath: path)
         let lock = try StoreProcessLock(storePath: path)
+        let marker = StoreCreationMarker(storePath: path)
+        let existedBefore = marker.exists
+        if existedBefore {
+            var st = stat()
+            if stat(path, &st) != 0 { throw marker.lostError("missing") }
+            if st.st_size == 0 { throw marker.lostError("empty (0 bytes)") }
+        }
         let queue: DatabaseQueue
         do {
             queue = try DatabaseQueue(path: path, configuration: Self.configuration(kind: kind))
         } catch {
             throw Self.openError(error, path: path)
         }
-        try self.init(queue: queue, path: path, kind: kind, lock: lock)
+        try self.init(queue: queue, path: path, kind: kind, lock: lock, mustExist: existedBefore)
+        // New, or made by a Locus before markers: from now on its loss is noticed.
+        if !existedBefore {
+            do { try marker.write(kind: kind) } catch { try? close(); throw error }
+        }
     }
 
     /// A store that lives in memory only (replays and tests): same behaviour, nothing persisted.
@@ -66,13 +81,13 @@ public final class ServiceStateStore: @unchecked Sendable {
         return try ServiceStateStore(queue: queue, path: nil, kind: kind, lock: nil)
     }
 
-    private init(queue: DatabaseQueue, path: String?, kind: String, lock: StoreProcessLock?) throws {
+    private init(queue: DatabaseQueue, path: String?, kind: String, lock: StoreProcessLock?, mustExist: Bool = false) throws {
         self.queue = queue
         self.processLock = lock
         self.path = path
         self.kind = kind
         do {
-            try queue.writeWithoutTransaction { db in try Self.prepare(db, path: path, kind: kind) }
+            try queue.writeWithoutTransaction { db in try Self.prepare(db, path: path, kind: kind, mustExist: mustExist) }
         } catch let error as StateStoreError {
             try? queue.close()
             throw error
@@ -93,7 +108,7 @@ public final class ServiceStateStore: @unchecked Sendable {
 
     /// Checks the file's identity and creates the schema in a new file. Runs once per open, so
     /// `commit` does no schema work.
-    private static func prepare(_ db: Database, path: String?, kind: String) throws {
+    private static func prepare(_ db: Database, path: String?, kind: String, mustExist: Bool) throws {
         func identity() throws -> (applicationID: Int32, version: Int, objects: Int) {
             (try Int32.fetchOne(db, sql: "PRAGMA application_id") ?? 0,
              try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0,
@@ -116,7 +131,9 @@ public final class ServiceStateStore: @unchecked Sendable {
         }
 
         // Identity first, read-only: another program's file must not be switched to WAL.
-        _ = try check(identity())
+        if try check(identity()), mustExist, let path {
+            throw StoreCreationMarker(storePath: path).lostError("an empty database (no Locus schema)")
+        }
         if path != nil {
             let mode = try String.fetchOne(db, sql: "PRAGMA journal_mode = WAL")
             guard mode?.lowercased() == "wal" else {

@@ -15,6 +15,9 @@ public struct StateStoreError: Error, CustomStringConvertible, Sendable {
         case cannotOpen
         /// Another process has the store open (its lock file `<path>.lock` is locked).
         case inUse
+        /// The file is missing or empty although the store existed before (its
+        /// `<path>.created` marker is there): refused rather than silently started empty.
+        case lost
         /// A value cannot be stored (a NaN or infinite number in a JSON value, an empty
         /// collection name); nothing of the batch was applied.
         case invalidValue

@@ -84,3 +84,38 @@ import Testing
         #expect(stop.status == 0, "\(daemon.stderr)")
     }
 }
+
+/// A region store emptied between two runs is refused loudly, not silently started fresh.
+@Suite(.serialized) struct RegionStoreLossTests {
+    @Test func anEmptiedStoreFailsTheServiceWithTheReasonAndKeepsTheFile() async throws {
+        let dir = E2E.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try RegionControlTests.config(dir).write(toFile: dir + "/config.yaml", atomically: true, encoding: .utf8)
+        let env = ["LOCUS_RUNTIME_DIR": dir, "LOCUS_STATE_DIR": dir]
+        var daemon = try ChildProcess(E2E.binary, ["run", dir + "/config.yaml"], directory: dir, environment: env)
+        defer { daemon.kill9() }
+        #expect(await waitUntil(timeout: 20) { FileManager.default.fileExists(atPath: dir + "/control.sock") }, "\(daemon.stderr)")
+        try await Task.sleep(nanoseconds: 500_000_000)
+        let add = try await RegionControlTests.ctl(dir, ["region", "add", "id=shop", "lat=45.7714", "lon=14.3581", "radius=80"])
+        #expect(add.status == 0, "\(add.stdout)\(add.stderr)")
+        #expect(await daemon.terminate().status == 0)
+        let store = try #require(try FileManager.default.contentsOfDirectory(atPath: dir).first { $0.hasSuffix(".sqlite") }, "no store in \(dir)")
+        // The operator's mistake: `: > fences.sqlite`.
+        try Data().write(to: URL(fileURLWithPath: dir + "/" + store))
+
+        daemon = try ChildProcess(E2E.binary, ["run", dir + "/config.yaml"], directory: dir, environment: env)
+        let fences = await ExecSupervisionTests.waitForPlugin(dir, "fences", timeout: 20) {
+            ($0["reason"] as? String ?? "").contains("empty (0 bytes)")
+        }
+        let reason = fences?["reason"] as? String ?? ""
+        let failed = fences != nil
+        #expect(failed, "reason: \(reason); \(daemon.stderr)")
+        #expect(reason.contains(".created"), "says how to start fresh on purpose: \(reason)")
+        #expect(daemon.stderr.contains("empty (0 bytes)"), "logged")
+        let size = try FileManager.default.attributesOfItem(atPath: dir + "/" + store)[.size] as? Int
+        #expect(size == 0, "the emptied file was not replaced by a fresh store")
+        // The rest of the daemon keeps serving.
+        #expect(daemon.process.isRunning)
+        #expect(await daemon.terminate().status == 0)
+    }
+}

@@ -97,4 +97,19 @@ import Testing
         #expect(decoder.statistics[detail: "bad_lines"] == 1)
         #expect(decoder.statistics[detail: "other_reports"] == 3)
     }
+
+    /// Found by the gpsd reader's fuzz target: a TPV whose `lon` was mangled to 17543.19 was
+    /// emitted as a fix, a position off the globe that no subscriber can read back. Now a bad
+    /// line, counted.
+    @Test func aPositionOffTheGlobeIsABadLine() throws {
+        let text = """
+        {"class":"TPV","mode":3,"time":"2024-05-17T08:00:00.000Z","lat":-37.784796667,"lon":17543.1893333}
+        {"class":"TPV","mode":3,"time":"2024-05-17T08:00:01.000Z","lat":91,"lon":175.3}
+        {"class":"TPV","mode":3,"time":"2024-05-17T08:00:02.000Z","lat":-37.78,"lon":175.3}
+        """
+        let (obs, decoder) = try FormatFixtures.decode(bytes: Array(text.utf8))
+        #expect(obs.count == 1)
+        #expect(obs.first?.fix?.longitude == 175.3)
+        #expect(decoder.statistics[detail: "bad_lines"] == 2)
+    }
 }

@@ -22,6 +22,11 @@ public struct LocusRecordingReader {
                 stats.count("bad_lines")
                 return
             }
+            // As the replay source's line-by-line path does: the hub would drop it as bad_topic.
+            guard Topic.isValid(topic) else {
+                stats.count("bad_topics")
+                return
+            }
             if !includeSky && topic.hasPrefix("obs.sky.") { return }
             let envelope: Envelope
             do {

@@ -42,4 +42,19 @@ import Testing
         let (noSky, _) = try FormatFixtures.decode(bytes: Array(text.utf8), options: .init(includeSky: false))
         #expect(noSky.count == source.count + 1 - 5)
     }
+
+    /// Found by the recording reader's fuzz target: a line on an invalid topic (`obs.fix.gpS0`)
+    /// was emitted, for the hub to drop as bad_topic. Now skipped and counted where it is read.
+    @Test func linesOnInvalidTopicsAreSkippedAndCounted() throws {
+        let t = try #require(EventTime(iso8601: "2024-01-01T00:00:00Z"))
+        let fix = Fix(source: "gps0", mode: .twoD, latitude: 1, longitude: 2)
+        let body = EnvelopeCodec.encode(fix, producer: "gps0", seq: 1, time: t)
+        var text = ""
+        for topic in ["obs.fix.gpS0", "obs fix", "obs.fix.gps0"] {
+            text += String(decoding: RecordingLine.encode(topic: topic, body: body), as: UTF8.self)
+        }
+        let (obs, decoder) = try FormatFixtures.decode(bytes: Array(text.utf8), format: .locus)
+        #expect(obs.map(\.topic) == ["obs.fix.gps0"])
+        #expect(decoder.statistics[detail: "bad_topics"] == 2)
+    }
 }

@@ -65,7 +65,11 @@ public struct ControlClientError: Error, CustomStringConvertible, Sendable, Equa
     public var description: String {
         switch kind {
         case .noReply:
-            return "no reply from \(endpoint) within \(ControlClient.format(seconds: timeout)) s — is `locus run` running?"
+            // The daemon does not cancel a command it has handed on: say so, rather than imply
+            // nothing happened.
+            return "no reply from \(endpoint) within \(ControlClient.format(seconds: timeout)) s — is `locus run` running? "
+                + "If it is, the request may still be in progress (a command a service has begun is completed, not undone): "
+                + "check its effect before sending it again, or use a longer --timeout"
         case .notListening:
             return "nothing is listening at \(endpoint) (no socket file) — is `locus run` running?"
         }

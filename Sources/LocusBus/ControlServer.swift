@@ -1,32 +1,51 @@
 import Foundation
 import Logging
 
-/// The control endpoint of a running Locus: a REP socket on its own thread. Each request and
-/// reply is one frame of UTF-8 JSON; requests are served one at a time.
+/// The control endpoint of a running Locus: a ROUTER socket on its own thread, answering REQ
+/// clients (`locus ctl`, `zmq.REQ`). Each request and reply is one frame of UTF-8 JSON.
 ///
-/// Requests that are not one frame of JSON are answered with `ControlReply.error` without
-/// reaching the handler; a handler that takes longer than `handlerTimeout` gets an error reply
-/// sent in its place, so one bad request cannot wedge the endpoint.
+/// Requests are answered concurrently: each runs on a task of its own and its reply is sent by
+/// the socket's thread when it is ready, so a slow command (a service working through a large
+/// change) never holds up `status` for anyone else. There is no server-side timeout that would
+/// reply "failed" while the command goes on: a reply is the command's real outcome. Limits keep
+/// one client from taking memory: a request over `maxRequestBytes` gets an error reply without
+/// reaching the handler (one over `connectionCutoff` is cut off by ZeroMQ with the connection), and
+/// at most `maxConcurrentRequests` run at once (beyond, an immediate "busy" error). Each refusal
+/// is counted in `statistics`.
 public final class ControlServer: @unchecked Sendable {
     public let endpoint: String
     private let context: ZMQContext
     private let logger: Logger
-    private let handlerTimeout: Double
+    private let maxRequestBytes: Int
+    private let maxConcurrentRequests: Int
     private let handler: @Sendable ([UInt8]) async -> [UInt8]
     private let stopFlag = StopFlag()
     private let lock = NSLock()
     private var thread: WorkerThread?
     private var started = false
+    private let counters = ControlCounters()
+
+    /// Default `maxRequestBytes`: 1 MiB, room for a region polygon of ~30,000 vertices.
+    public static let defaultMaxRequestBytes = 1 << 20
 
     /// - Parameter handler: called with each request's bytes on a Swift task; returns the reply.
-    public init(context: ZMQContext, endpoint: String, logger: Logger, handlerTimeout: Double = 10,
+    public init(context: ZMQContext, endpoint: String, logger: Logger,
+                maxRequestBytes: Int = ControlServer.defaultMaxRequestBytes, maxConcurrentRequests: Int = 64,
                 handler: @escaping @Sendable ([UInt8]) async -> [UInt8]) {
         self.context = context
         self.endpoint = endpoint
         self.logger = logger
-        self.handlerTimeout = handlerTimeout
+        self.maxRequestBytes = maxRequestBytes
+        self.maxConcurrentRequests = maxConcurrentRequests
         self.handler = handler
     }
+
+    /// Request size past which ZeroMQ drops the connection without a reply: twice the limit, at
+    /// least 16 MiB (so a polygon file of a few megabytes still gets a clear "too large").
+    public static func connectionCutoff(_ maxRequestBytes: Int) -> Int { max(2 * maxRequestBytes, 16 << 20) }
+
+    /// Requests answered and refused so far. Thread-safe.
+    public var statistics: ControlStatistics { counters.snapshot }
 
     deinit { stop() }
 
@@ -39,7 +58,8 @@ public final class ControlServer: @unchecked Sendable {
         let parsed = try Endpoint.validate(endpoint)
         let startup = StartupResult()
         let loop = ControlLoop(context: context, endpoint: endpoint, ipcFile: parsed.ipcFilePath, logger: logger,
-                               handlerTimeout: handlerTimeout, handler: handler, stop: stopFlag)
+                               maxRequestBytes: maxRequestBytes, maxConcurrentRequests: maxConcurrentRequests,
+                               handler: handler, stop: stopFlag, counters: counters)
         let thread = WorkerThread(name: "locus-control") { loop.run(startup: startup) }
         thread.start()
         do {
@@ -64,33 +84,42 @@ public final class ControlServer: @unchecked Sendable {
     }
 }
 
-/// The REP socket and its loop; runs entirely on the control server's thread.
+/// The ROUTER socket and its loop; the socket is used only on the control server's thread.
 private final class ControlLoop: @unchecked Sendable {
     let context: ZMQContext
     let endpoint: String
     let ipcFile: String?
     let logger: Logger
-    let handlerTimeout: Double
+    let maxRequestBytes: Int
+    let maxConcurrentRequests: Int
     let handler: @Sendable ([UInt8]) async -> [UInt8]
     let stop: StopFlag
+    let counters: ControlCounters
+    /// Replies finished by handler tasks, waiting for the socket's thread to send them.
+    private let outbox = ReplyOutbox()
 
-    init(context: ZMQContext, endpoint: String, ipcFile: String?, logger: Logger, handlerTimeout: Double,
-         handler: @escaping @Sendable ([UInt8]) async -> [UInt8], stop: StopFlag) {
+    init(context: ZMQContext, endpoint: String, ipcFile: String?, logger: Logger, maxRequestBytes: Int,
+         maxConcurrentRequests: Int, handler: @escaping @Sendable ([UInt8]) async -> [UInt8], stop: StopFlag,
+         counters: ControlCounters) {
         self.context = context
         self.endpoint = endpoint
         self.ipcFile = ipcFile
         self.logger = logger
-        self.handlerTimeout = handlerTimeout
+        self.maxRequestBytes = maxRequestBytes
+        self.maxConcurrentRequests = maxConcurrentRequests
         self.handler = handler
         self.stop = stop
+        self.counters = counters
     }
 
     func run(startup: StartupResult) {
         let socket: ZMQSocket
         do {
-            socket = try ZMQSocket(context: context, type: .rep)
+            socket = try ZMQSocket(context: context, type: .router)
             try socket.setOption(.linger(milliseconds: 0))
-            try socket.setOption(.sendTimeout(milliseconds: 1000))
+            // Bounds what one request can take before it is looked at (ZeroMQ drops the
+            // connection past it); between the limit and this, the client gets a clear error.
+            try socket.setOption(.maxMessageSize(ControlServer.connectionCutoff(maxRequestBytes)))
             try socket.bind(endpoint)
         } catch {
             startup.report(error)
@@ -99,9 +128,12 @@ private final class ControlLoop: @unchecked Sendable {
         startup.report(nil)
         do {
             while !stop.isSet {
-                guard let frames = try socket.receiveMultipart(timeoutMilliseconds: 100) else { continue }
-                guard let reply = answer(frames) else { break } // stopping mid-request
-                _ = try socket.send([reply])
+                // Short waits: replies of finished handlers are sent between two waits.
+                if let frames = try socket.receiveMultipart(timeoutMilliseconds: 5) { try dispatch(frames, on: socket) }
+                for (route, reply) in outbox.take() {
+                    // A requester that gave up (its REQ socket closed) is gone: ROUTER drops it.
+                    _ = try socket.send(route + [[], reply], dontWait: true)
+                }
             }
         } catch let error as ZMQError where error.isContextTerminated {
             logger.debug("control server stopping: the ZeroMQ context was shut down")
@@ -112,15 +144,46 @@ private final class ControlLoop: @unchecked Sendable {
         if let ipcFile { IPCSocketFile.remove(path: ipcFile) }
     }
 
-    /// The reply to one request, or nil if the server is stopping.
-    private func answer(_ frames: [[UInt8]]) -> [UInt8]? {
-        guard frames.count == 1 else { return ControlReply.error("a request is exactly one frame of JSON, not \(frames.count)") }
-        guard ControlReply.isJSONText(frames[0]) else { return ControlReply.error("the request is not valid UTF-8 JSON") }
-        if let reply = HandlerBridge.call(handler, with: frames[0], timeout: handlerTimeout, shouldStop: { stop.isSet }) {
-            return reply
+    /// A request from a REQ client arrives as its routing id(s), an empty delimiter, then its frames.
+    private func dispatch(_ frames: [[UInt8]], on socket: ZMQSocket) throws {
+        guard let delimiter = frames.firstIndex(where: \.isEmpty), delimiter > 0 else {
+            counters.count(.malformed)
+            return  // not a REQ envelope: nothing to reply to
         }
-        if stop.isSet { return nil }
-        logger.warning("control request timed out", metadata: ["timeout": "\(handlerTimeout)"])
-        return ControlReply.error("the request was not answered within \(ControlClient.format(seconds: handlerTimeout)) s")
+        let route = Array(frames[..<delimiter])
+        let body = Array(frames[(delimiter + 1)...])
+        func refuse(_ reason: ControlStatistics.Refusal, _ message: String) throws {
+            counters.count(reason)
+            _ = try socket.send(route + [[], ControlReply.error(message)], dontWait: true)
+        }
+        guard body.count == 1 else { return try refuse(.malformed, "a request is exactly one frame of JSON, not \(body.count)") }
+        guard body[0].count <= maxRequestBytes else {
+            return try refuse(.tooLarge, "the request is \(body[0].count) bytes, over the control socket's limit of \(maxRequestBytes) bytes (hub.control_max_request_bytes); nothing was changed")
+        }
+        guard ControlReply.isJSONText(body[0]) else { return try refuse(.malformed, "the request is not valid UTF-8 JSON") }
+        guard counters.begin(limit: maxConcurrentRequests) else {
+            return try refuse(.busy, "the control socket is busy with \(maxConcurrentRequests) requests; nothing was changed, try again")
+        }
+        let request = body[0]
+        Task { [handler, outbox, counters] in
+            let reply = await handler(request)
+            counters.end()
+            outbox.put(route, reply)
+        }
+    }
+}
+
+/// Replies ready to send, handed from handler tasks to the socket's thread.
+private final class ReplyOutbox: @unchecked Sendable {
+    private let lock = NSLock()
+    private var ready: [(route: [[UInt8]], reply: [UInt8])] = []
+
+    func put(_ route: [[UInt8]], _ reply: [UInt8]) { lock.withLock { ready.append((route, reply)) } }
+
+    func take() -> [(route: [[UInt8]], reply: [UInt8])] {
+        lock.withLock {
+            defer { ready = [] }
+            return ready
+        }
     }
 }

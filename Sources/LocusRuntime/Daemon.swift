@@ -54,7 +54,8 @@ public final class Daemon: @unchecked Sendable {
             validatePayloads: configuration.hub.validatePayloads)
         let hub = Hub(configuration: hubConfig, registry: registry, context: context, logger: Logger(label: "locus.hub"))
         try hub.start()
-        let control = ControlServer(context: context, endpoint: configuration.hub.control, logger: Logger(label: "locus.control")) {
+        let control = ControlServer(context: context, endpoint: configuration.hub.control, logger: Logger(label: "locus.control"),
+                                    maxRequestBytes: configuration.hub.controlMaxRequestBytes) {
             [commands] request in await commands.handle(request)
         }
         do {
@@ -69,7 +70,7 @@ public final class Daemon: @unchecked Sendable {
         let status = StatusBoard(publisher: EventPublisher(producer: "locus", outlet: statusOutlet),
                                  logger: Logger(label: "locus.status"))
         let started = StartedRunners()
-        registerCommands(hub: hub, status: status, runners: started)
+        registerCommands(hub: hub, status: status, runners: started, control: control)
 
         var runners: [PluginRunner] = []
         // Sinks and services first: their subscriptions must be live before any source publishes.
@@ -157,7 +158,7 @@ public final class Daemon: @unchecked Sendable {
         router.register(in: commands)
     }
 
-    func registerCommands(hub: Hub, status: StatusBoard, runners: StartedRunners) {
+    func registerCommands(hub: Hub, status: StatusBoard, runners: StartedRunners, control: ControlServer) {
         let plugins = configuration.plugins
         commands.register("status", summary: "Hub counters and each plugin's latest state.") { _ in
             let s = hub.statistics
@@ -179,8 +180,13 @@ public final class Daemon: @unchecked Sendable {
                 }
                 return .object(o)
             }
+            let c = control.statistics
+            var refused: [String: JSONValue] = [:]
+            for r in ControlStatistics.Refusal.allCases { refused[r.rawValue] = .number(Double(c.refused[r] ?? 0)) }
             return .object([
                 "hub": .object(["forwarded": .number(Double(s.forwarded)), "dropped": .object(dropped)]),
+                "control": .object(["accepted": .number(Double(c.accepted)), "in_progress": .number(Double(c.inProgress)),
+                                    "refused": .object(refused)]),
                 "plugins": .array(states),
             ])
         }

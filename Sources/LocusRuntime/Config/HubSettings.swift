@@ -11,6 +11,8 @@ public struct HubSettings: Sendable, Equatable {
     /// REP endpoint for `locus ctl`.
     public var control: String
     public var maxMessageBytes: Int
+    /// Largest control request answered (`locus ctl`); larger ones get an error reply.
+    public var controlMaxRequestBytes = ControlServer.defaultMaxRequestBytes
     /// ZeroMQ high-water mark for the hub's sockets; 0 = unlimited.
     public var highWaterMark: Int
     /// Seconds between wall-clock ticks when no replay source drives the clock.
@@ -29,6 +31,7 @@ public struct HubSettings: Sendable, Equatable {
     public static let defaultTickInterval = 1.0
     public static let maxMessageBytesRange = 1024...(64 * 1024 * 1024)
     public static let tickIntervalRange = 0.01...3600.0
+    public static let controlMaxRequestBytesRange = 1024...(64 * 1024 * 1024)
 
     public init(ingest: [String], publish: [String], control: String,
                 maxMessageBytes: Int = HubSettings.defaultMaxMessageBytes,

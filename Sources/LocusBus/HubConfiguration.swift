@@ -19,6 +19,8 @@ public struct HubConfiguration: Sendable, Equatable {
     /// then checks the envelope header, the payload's JSON grammar and that the type is known,
     /// and subscribers count payloads that do not decode (about twice the validation cost).
     public var validatePayloads: Bool
+    /// Subscriptions outside subscribers may hold (per connection and in all).
+    public var subscriptionLimits = SubscriptionLimits()
 
     /// The in-process endpoints are always bound in addition to the ones given here.
     public init(ingestEndpoints: [String] = [], publishEndpoints: [String] = [],
@@ -35,10 +37,13 @@ public struct HubConfiguration: Sendable, Equatable {
     /// Every endpoint the XPUB binds: the in-process one first, duplicates removed.
     public var allPublishEndpoints: [String] { Self.unique([Self.inprocPublish] + publishEndpoints) }
 
-    /// libzmq's ZMQ_MAXMSGSIZE for the ingest socket: a generous multiple of `maxMessageBytes`
-    /// so that slightly oversized messages are dropped and counted by the hub, while a peer
-    /// sending something absurd (memory exhaustion) gets its connection dropped by libzmq.
-    public var transportMessageLimit: Int { maxMessageBytes > Int.max / 4 ? -1 : maxMessageBytes * 4 }
+    /// libzmq's ZMQ_MAXMSGSIZE for the ingest socket: four times `maxMessageBytes`, at least
+    /// 64 MiB, so that oversized messages (a 10 MB one included) are dropped and counted by the
+    /// hub as `too_large`, while a peer sending something absurd (memory exhaustion) gets its
+    /// connection dropped by libzmq — which cannot skip a message mid-stream and says nothing.
+    public var transportMessageLimit: Int {
+        maxMessageBytes > Int.max / 4 ? -1 : max(maxMessageBytes * 4, 64 << 20)
+    }
 
     /// Throws an `EndpointError` or a `LocusBusError` describing the first problem found.
     public func validate() throws {

@@ -7,11 +7,18 @@ import Foundation
 final class HubCounters: @unchecked Sendable {
     private let lock = NSLock()
     private var forwarded: UInt64 = 0
+    private var subscriptions = 0
     private var dropped = [UInt64](repeating: 0, count: DropReason.allCases.count)
 
     func setForwarded(_ n: UInt64) {
         lock.lock()
         forwarded = n
+        lock.unlock()
+    }
+
+    func setSubscriptions(_ n: Int) {
+        lock.lock()
+        subscriptions = n
         lock.unlock()
     }
 
@@ -26,6 +33,7 @@ final class HubCounters: @unchecked Sendable {
         defer { lock.unlock() }
         var s = HubStatistics()
         s.forwarded = forwarded
+        s.subscriptions = subscriptions
         for reason in DropReason.allCases { s.dropped[reason.rawValue] = dropped[reason.index] }
         return s
     }

@@ -13,6 +13,9 @@ public enum DropReason: String, CaseIterable, Sendable, Hashable {
     case wrongFieldType = "wrong_field_type"
     case unknownType = "unknown_type"
     case badPayload = "bad_payload"
+    /// Not a message: a subscription from an outside subscriber past `SubscriptionLimits`,
+    /// refused (the subscriber does not get that topic).
+    case subscriptionLimit = "subscription_limit"
 
     /// The drop reason for a refusal by LocusCore's envelope codec (same names).
     public init(_ problem: EnvelopeProblem) {
@@ -36,6 +39,7 @@ public enum DropReason: String, CaseIterable, Sendable, Hashable {
         case .wrongFieldType: return 5
         case .unknownType: return 6
         case .badPayload: return 7
+        case .subscriptionLimit: return 8
         }
     }
 }
@@ -44,6 +48,8 @@ public enum DropReason: String, CaseIterable, Sendable, Hashable {
 public struct HubStatistics: Sendable, Equatable {
     /// Messages passed from ingest to publish.
     public var forwarded: UInt64 = 0
+    /// Subscriptions outside subscribers hold now (see `SubscriptionLimits`).
+    public var subscriptions = 0
     /// Refused messages by reason name (`DropReason.rawValue`, e.g. `bad_topic`); every reason
     /// is present, zero if never seen, so status output has stable keys.
     public var dropped: [String: UInt64] = Dictionary(uniqueKeysWithValues: DropReason.allCases.map { ($0.rawValue, 0) })

@@ -21,6 +21,9 @@ public enum ZMQSocketOption: Sendable, Equatable {
     case xpubNoDrop(Bool)
     /// Queue messages only to completed connections.
     case immediate(Bool)
+    /// XPUB: subscriptions take effect only when the application passes them on with
+    /// `subscribe`/`unsubscribe` (which apply to the connection of the last one received).
+    case xpubManual(Bool)
 
     var code: Int32 {
         switch self {
@@ -33,6 +36,7 @@ public enum ZMQSocketOption: Sendable, Equatable {
         case .xpubVerbose: return ZMQ_XPUB_VERBOSE
         case .xpubNoDrop: return ZMQ_XPUB_NODROP
         case .immediate: return ZMQ_IMMEDIATE
+        case .xpubManual: return ZMQ_XPUB_MANUAL
         }
     }
 
@@ -47,6 +51,7 @@ public enum ZMQSocketOption: Sendable, Equatable {
         case .xpubVerbose: return "XPUB verbose"
         case .xpubNoDrop: return "XPUB no-drop"
         case .immediate: return "immediate"
+        case .xpubManual: return "XPUB manual"
         }
     }
 }
@@ -64,7 +69,7 @@ extension ZMQSocket {
              .receiveTimeout(let v), .sendTimeout(let v):
             var value = Int32(clamping: v)
             rc = zmq_setsockopt(h, option.code, &value, MemoryLayout<Int32>.size)
-        case .xpubVerbose(let on), .xpubNoDrop(let on), .immediate(let on):
+        case .xpubVerbose(let on), .xpubNoDrop(let on), .immediate(let on), .xpubManual(let on):
             var value: Int32 = on ? 1 : 0
             rc = zmq_setsockopt(h, option.code, &value, MemoryLayout<Int32>.size)
         }

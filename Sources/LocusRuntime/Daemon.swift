@@ -46,12 +46,13 @@ public final class Daemon: @unchecked Sendable {
     /// Runs until SIGTERM/SIGINT (or until `shutdownSignals` is empty and every service returns).
     public func run(shutdownSignals: [UnixSignal] = [.sigterm, .sigint]) async throws {
         let context = ZMQContext()
-        let hubConfig = HubConfiguration(
+        var hubConfig = HubConfiguration(
             ingestEndpoints: configuration.hub.ingest,
             publishEndpoints: configuration.hub.publish,
             maxMessageBytes: configuration.hub.maxMessageBytes,
             highWaterMark: configuration.hub.highWaterMark,
             validatePayloads: configuration.hub.validatePayloads)
+        hubConfig.subscriptionLimits = configuration.hub.subscriptionLimits
         let hub = Hub(configuration: hubConfig, registry: registry, context: context, logger: Logger(label: "locus.hub"))
         try hub.start()
         let control = ControlServer(context: context, endpoint: configuration.hub.control, logger: Logger(label: "locus.control"),
@@ -184,7 +185,8 @@ public final class Daemon: @unchecked Sendable {
             var refused: [String: JSONValue] = [:]
             for r in ControlStatistics.Refusal.allCases { refused[r.rawValue] = .number(Double(c.refused[r] ?? 0)) }
             return .object([
-                "hub": .object(["forwarded": .number(Double(s.forwarded)), "dropped": .object(dropped)]),
+                "hub": .object(["forwarded": .number(Double(s.forwarded)), "dropped": .object(dropped),
+                                "subscriptions": .number(Double(s.subscriptions))]),
                 "control": .object(["accepted": .number(Double(c.accepted)), "in_progress": .number(Double(c.inProgress)),
                                     "refused": .object(refused)]),
                 "plugins": .array(states),

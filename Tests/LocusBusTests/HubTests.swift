@@ -73,7 +73,8 @@ struct HubTests {
         #expect(try sub.receiveMultipart(timeoutMilliseconds: 100) == nil)
 
         let expected: [String: UInt64] = ["wrong_frame_count": 2, "bad_topic": 1, "not_json": 1, "unknown_type": 1,
-                                          "missing_field": 1, "too_large": 1, "wrong_field_type": 0, "bad_payload": 0]
+                                          "missing_field": 1, "too_large": 1, "wrong_field_type": 0, "bad_payload": 0,
+                                          "subscription_limit": 0]
         #expect(eventually { hub.statistics.dropped == expected })
         #expect(hub.statistics.dropped(.wrongFrameCount) == 2)
         #expect(hub.statistics.droppedTotal == 7)

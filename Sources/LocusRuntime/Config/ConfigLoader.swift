@@ -104,7 +104,7 @@ public struct ConfigLoader: Sendable {
 /// The state of one `load`: collects errors as it walks the document.
 final class ConfigLoadSession {
     static let sectionNames = ["hub", "log", "sources", "services", "sinks"]
-    static let hubKeys = ["ingest", "publish", "control", "max_message_bytes", "high_water_mark", "tick_interval", "external_topics", "validate_payloads", "state_directory", "control_max_request_bytes"]
+    static let hubKeys = ["ingest", "publish", "control", "max_message_bytes", "high_water_mark", "tick_interval", "external_topics", "validate_payloads", "state_directory", "control_max_request_bytes", "max_subscriptions_per_client", "max_subscriptions"]
     static let logKeys = ["level"]
     static let entryKeys = ["type", "id", "enabled"]
     /// Produced by the runtime itself whatever the config says.
@@ -281,6 +281,14 @@ final class ConfigLoadSession {
                     let r = HubSettings.maxMessageBytesRange
                     if r.contains(n) { hub.maxMessageBytes = n } else {
                         report(value, "'hub.max_message_bytes' must be between \(r.lowerBound) (1 KiB) and \(r.upperBound) (64 MiB), found \(n)")
+                    }
+                }
+            case "max_subscriptions_per_client", "max_subscriptions":
+                if let n = integer(value, key: "hub.\(name)") {
+                    if (1...10_000_000).contains(n) {
+                        if name == "max_subscriptions" { hub.subscriptionLimits.total = n } else { hub.subscriptionLimits.perClient = n }
+                    } else {
+                        report(value, "'hub.\(name)' must be between 1 and 10000000, found \(n)")
                     }
                 }
             case "control_max_request_bytes":

@@ -11,6 +11,8 @@ public struct HubSettings: Sendable, Equatable {
     /// REP endpoint for `locus ctl`.
     public var control: String
     public var maxMessageBytes: Int
+    /// Subscriptions outside subscribers may hold, per connection and in all.
+    public var subscriptionLimits = SubscriptionLimits()
     /// Largest control request answered (`locus ctl`); larger ones get an error reply.
     public var controlMaxRequestBytes = ControlServer.defaultMaxRequestBytes
     /// ZeroMQ high-water mark for the hub's sockets; 0 = unlimited.

@@ -122,6 +122,6 @@ public struct BLEHexLine: Sendable, Equatable {
     static func parseTime(_ t: Substring) -> EventTime? {
         if t.contains("T") { return EventTime(iso8601: String(t)) }
         guard !t.isEmpty, t.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ".") }), let s = Double(t) else { return nil }
-        return EventTime(seconds: s)
+        return EventTime(checkedSeconds: s)
     }
 }

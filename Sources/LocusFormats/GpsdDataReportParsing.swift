@@ -99,7 +99,10 @@ extension GpsdDataReport {
             let s = try r.readString()
             guard let t = EventTime(iso8601: s) else { throw GpsdParseError("bad time '\(s)'") }
             return t
-        case .number: return EventTime(seconds: try r.readDouble())
+        case .number:
+            let seconds = try r.readDouble()
+            guard let t = EventTime(checkedSeconds: seconds) else { throw GpsdParseError("time out of range") }
+            return t
         case .null: _ = r.readNull(); return nil
         default: throw GpsdParseError("time is neither a string nor a number")
         }

@@ -25,5 +25,8 @@ import Testing
         #expect(BLEHexLine.parse("hci:020106") == .failure(.badHCI(.notLEMetaEvent)))
         #expect(BLEHexLine.detect(Array("# x\n\n2024-05-17T08:00:00Z 020106\n".utf8)))
         #expect(!BLEHexLine.detect(Array("$GPRMC,1,2\n".utf8)))
+        // Unix seconds past what milliseconds in Int64 hold trapped (seen in the gpsd reader by
+        // its fuzz target; the same conversion was here).
+        #expect(BLEHexLine.parse("99999999999999999999 0201") == .failure(.badTime("99999999999999999999")))
     }
 }

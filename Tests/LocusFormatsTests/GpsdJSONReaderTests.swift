@@ -112,4 +112,18 @@ import Testing
         #expect(obs.first?.fix?.longitude == 175.3)
         #expect(decoder.statistics[detail: "bad_lines"] == 2)
     }
+
+    /// Found by the gpsd fuzz target's 10-minute run: a numeric `time` past Int64 milliseconds
+    /// trapped converting it ("Double value cannot be converted to Int64"), in `locus decode`
+    /// and in the live gpsd source alike. Now a bad line.
+    @Test func aNumericTimeOutOfRangeIsABadLine() throws {
+        let text = """
+        {"class":"TPV","mode":2,"time":1e300,"lat":1.5,"lon":2.5}
+        {"class":"TPV","mode":2,"time":-9.3e15,"lat":1.5,"lon":2.5}
+        {"class":"TPV","mode":2,"time":1715932801.5,"lat":1.5,"lon":2.5}
+        """
+        let (obs, decoder) = try FormatFixtures.decode(bytes: Array(text.utf8))
+        #expect(obs.count == 1)
+        #expect(decoder.statistics[detail: "bad_lines"] == 2)
+    }
 }

@@ -8,7 +8,16 @@ public struct EventTime: Hashable, Comparable, Sendable, CustomStringConvertible
 
     public init(milliseconds: Int64) { self.milliseconds = milliseconds }
 
+    /// `seconds` must be finite and within Int64 milliseconds (it traps otherwise): for numbers
+    /// read from outside, use `init?(checkedSeconds:)`.
     public init(seconds: Double) { self.milliseconds = Int64((seconds * 1000).rounded()) }
+
+    /// Seconds since the epoch from outside input: nil unless finite and within years 0–9999
+    /// (a time such as 1e300 from a file or a socket must be an error, not a trap).
+    public init?(checkedSeconds seconds: Double) {
+        guard seconds.isFinite, seconds >= -62_167_219_200, seconds <= 253_402_300_799 else { return nil }
+        self.init(seconds: seconds)
+    }
 
     public var seconds: Double { Double(milliseconds) / 1000 }
 

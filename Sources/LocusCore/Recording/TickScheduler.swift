@@ -15,6 +15,12 @@ public struct TickScheduler {
     public private(set) var loopOffset: Int64 = 0
     private var sawMessageThisPass = false
 
+    /// Most ticks played for one gap between two messages: a day's worth at the default 1 s.
+    /// Past that the rest of the gap is skipped to its last tick. A receiver whose clock jumps
+    /// 28 years (gpsd's `mtk-3301` log goes from 1980 to 2008) otherwise meant 880 million
+    /// ticks: a replay that never got to its next fix.
+    public static let maxTicksPerGap = 86_400
+
     public init(tickInterval: Double) {
         tickMillis = max(10, Int64((tickInterval * 1000).rounded()))
     }
@@ -32,7 +38,14 @@ public struct TickScheduler {
             // Every tick in [tick, t): counted, not listed — a logger switched off for weeks
             // leaves millions of them.
             let n = (t - tick - 1) / tickMillis + 1
-            due.count = Int(n)
+            if n > Int64(Self.maxTicksPerGap) {
+                // The first day of the gap tick by tick, then its last tick: timeouts that end
+                // in the skipped part fire on that one, in order, before the message.
+                due.count = Self.maxTicksPerGap + 1
+                due.last = tick + (n - 1) * tickMillis
+            } else {
+                due.count = Int(n)
+            }
             nextTick = tick + n * tickMillis
         }
         return (due, EventTime(milliseconds: t))
@@ -59,6 +72,16 @@ public struct DueTicks: Sequence {
     public var first: Int64
     public var count: Int
     public var step: Int64
+    /// For a gap cut short (`TickScheduler.maxTicksPerGap`): the time of the final tick, which
+    /// then follows the first `count - 1` directly.
+    public var last: Int64?
+
+    public init(first: Int64, count: Int, step: Int64, last: Int64? = nil) {
+        self.first = first
+        self.count = count
+        self.step = step
+        self.last = last
+    }
 
     public var isEmpty: Bool { count == 0 }
 
@@ -66,14 +89,19 @@ public struct DueTicks: Sequence {
         var upcoming: Int64
         var remaining: Int
         let step: Int64
+        let last: Int64?
 
         public mutating func next() -> EventTime? {
             guard remaining > 0 else { return nil }
+            if remaining == 1, let last {
+                remaining = 0
+                return EventTime(milliseconds: last)
+            }
             defer { upcoming += step; remaining -= 1 }
             return EventTime(milliseconds: upcoming)
         }
     }
 
-    public func makeIterator() -> Iterator { Iterator(upcoming: first, remaining: count, step: step) }
+    public func makeIterator() -> Iterator { Iterator(upcoming: first, remaining: count, step: step, last: last) }
     public var underestimatedCount: Int { count }
 }

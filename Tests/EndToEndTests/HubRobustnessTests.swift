@@ -17,6 +17,8 @@ import Testing
         let env = ["LOCUS_RUNTIME_DIR": dir]
         let locus = try ChildProcess(E2E.binary, ["run", config], directory: dir, environment: env)
         defer { locus.kill9() }
+        // Publish once the sink is subscribed (the hub is bound before the plugins start).
+        #expect(await ExecSupervisionTests.waitForPlugin(dir, "archive", timeout: 20) { $0["state"] as? String == "running" } != nil)
         let inject = try await runToEnd(E2E.python, [E2E.script("inject_malformed.py"), "ipc://\(dir)/ingest.sock", "ext"], directory: dir, timeout: 30)
         #expect(inject.status == 0, "\(inject.stdout)\(inject.stderr)")
         let delivered = await waitUntil(timeout: 10) { RecordedMessage.read(dir + "/events.jsonl").count == 2 }

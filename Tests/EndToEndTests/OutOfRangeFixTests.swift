@@ -23,6 +23,10 @@ import Testing
         let env = ["LOCUS_RUNTIME_DIR": dir]
         let locus = try ChildProcess(E2E.binary, ["run", config], directory: dir, environment: env)
         defer { locus.kill9() }
+        // The hub is bound before the plugins subscribe: publish once the service is running,
+        // or the fixes reach no one (PUB/SUB) and the test would prove nothing.
+        let running = await ExecSupervisionTests.waitForPlugin(dir, "here", timeout: 20) { $0["state"] as? String == "running" }
+        #expect(running != nil, "\(locus.stderr)")
         let inject = try await runToEnd(E2E.python, [E2E.script("inject_out_of_range.py"), "ipc://\(dir)/ingest.sock", "ext"],
                                         directory: dir, timeout: 30)
         #expect(inject.status == 0, "\(inject.stdout)\(inject.stderr)")

@@ -8,6 +8,7 @@ final class HubCounters: @unchecked Sendable {
     private let lock = NSLock()
     private var forwarded: UInt64 = 0
     private var subscriptions = 0
+    private var subscribersCutOff: UInt64 = 0
     private var dropped = [UInt64](repeating: 0, count: DropReason.allCases.count)
 
     func setForwarded(_ n: UInt64) {
@@ -19,6 +20,12 @@ final class HubCounters: @unchecked Sendable {
     func setSubscriptions(_ n: Int) {
         lock.lock()
         subscriptions = n
+        lock.unlock()
+    }
+
+    func addSubscriberCutOff() {
+        lock.lock()
+        subscribersCutOff += 1
         lock.unlock()
     }
 
@@ -34,6 +41,7 @@ final class HubCounters: @unchecked Sendable {
         var s = HubStatistics()
         s.forwarded = forwarded
         s.subscriptions = subscriptions
+        s.subscribersCutOff = subscribersCutOff
         for reason in DropReason.allCases { s.dropped[reason.rawValue] = dropped[reason.index] }
         return s
     }

@@ -21,8 +21,8 @@ final class HubForwarder {
     private(set) var boundEndpoints: [String] = []
     /// Outside subscribers' accepted subscriptions, per connection.
     private var subscriptions: SubscriptionBook
-    /// Disconnect events of the publish socket's connections (ZeroMQ's socket monitor), so a
-    /// closed connection's subscriptions stop counting against the limits.
+    /// Accept and disconnect events of the publish socket's connections (ZeroMQ's socket
+    /// monitor), so a closed connection's subscriptions stop counting against the limits.
     private let publishEvents: ZMQSocket
     private let publishEventsEndpoint = "inproc://locus-hub-publish-events-\(UUID().uuidString)"
     private var warnedSubscriptionLimit = false
@@ -54,11 +54,20 @@ final class HubForwarder {
         try ingest.setOption(.maxMessageSize(configuration.transportMessageLimit))
         try publish.setOption(.linger(milliseconds: 0))
         try publish.setOption(.sendHighWaterMark(configuration.highWaterMark))
+        // What comes in on the publish socket is subscriptions only: a small queue, so a
+        // flooding subscriber waits in its own TCP buffer (ZeroMQ stops reading it) rather than
+        // in the hub, and no subscription message longer than any topic could be (a 100 MB one
+        // would otherwise be read whole; ZeroMQ closes such a connection).
+        try publish.setOption(.receiveHighWaterMark(Self.subscriptionQueue))
+        try publish.setOption(.maxMessageSize(Self.maxSubscriptionBytes))
+        // And a small kernel buffer for them: what a cut-off connection had already sent is
+        // still read (and kept by ZeroMQ until the connection closes), up to this much.
+        try publish.setOption(.receiveBufferBytes(Self.subscriptionBufferBytes))
         // Verbose: every subscription reaches us, including repeats, so no sync token is missed.
         try publish.setOption(.xpubVerbose(true))
         // Manual: a subscription takes effect only once accepted (see `drainSubscriptions`).
         try publish.setOption(.xpubManual(true))
-        guard zmq_socket_monitor(try publish.liveHandle("monitor"), publishEventsEndpoint, ZMQ_EVENT_DISCONNECTED) == 0 else {
+        guard zmq_socket_monitor(try publish.liveHandle("monitor"), publishEventsEndpoint, ZMQ_EVENT_ACCEPTED | ZMQ_EVENT_DISCONNECTED) == 0 else {
             throw ZMQError.last("monitor the publish socket")
         }
         try publishEvents.setOption(.linger(milliseconds: 0))
@@ -103,7 +112,8 @@ final class HubForwarder {
                 }
                 // A full burst means more is probably waiting: skip the poll next turn.
                 mustPoll = n < Self.burst
-                try drainSubscriptions(&spare)
+                let subscriptionsLeft = try drainSubscriptions(&spare)
+                if subscriptionsLeft { mustPoll = false }
                 try drainPublishEvents()
                 counters.setSubscriptions(subscriptions.total)
                 counters.setForwarded(forwarded)
@@ -116,6 +126,17 @@ final class HubForwarder {
         }
         counters.setForwarded(forwarded)
     }
+
+    /// Subscription messages queued per connection before ZeroMQ stops reading it. Small on
+    /// purpose: ZeroMQ's XPUB moves everything queued into its own unbounded list each time the
+    /// hub thread looks at the socket (sending included), so this is what one look can take in;
+    /// at 1,000 a fast client outran the hub and the list grew by hundreds of megabytes.
+    static let subscriptionQueue = 16
+    /// Longest subscription message accepted: the command byte, a topic of `Topic.maxLength`
+    /// and a dot fit many times over (sync tokens are about 45 bytes).
+    static let maxSubscriptionBytes = 1024
+    /// `SO_RCVBUF` of each outside connection of the publish socket (only subscriptions come in).
+    static let subscriptionBufferBytes = 65_536
 
     /// Messages received, checked and sent as one batch (at most 64: one bit each in a UInt64).
     static let batch = 64
@@ -163,8 +184,12 @@ final class HubForwarder {
     /// sync tokens, accepts what is within `SubscriptionLimits` (passing it to ZeroMQ, which
     /// applies it to the connection that sent it), refuses and counts the rest.
     /// (Subscriptions are deliberately not forwarded upstream: the hub takes everything.)
-    private func drainSubscriptions(_ message: inout ZMQMessage) throws {
-        while try message.receive(from: publish, dontWait: true) {
+    /// Reads at most `burst` of them, so a flood of subscriptions does not keep the loop from
+    /// forwarding and from its stop flag; returns true if it stopped there with more to read.
+    private func drainSubscriptions(_ message: inout ZMQMessage) throws -> Bool {
+        var read = 0
+        while read < Self.burst, try message.receive(from: publish, dontWait: true) {
+            read += 1
             // ZeroMQ reports the connection's file descriptor over ipc/tcp; -1 for inproc (the
             // runtime's own subscribers) and for unsubscriptions of a connection that closed.
             let fd = zmq_msg_get(message.pointer, ZMQ_SRCFD)
@@ -178,12 +203,26 @@ final class HubForwarder {
                     try publish.subscribe(prefix)
                     continue
                 }
+                if subscriptions.state(fd: fd) != .open { try drainPublishEvents() }
+                switch subscriptions.state(fd: fd) {
+                case .closed:
+                    // Sent before its connection closed: ZeroMQ has no connection to apply it to.
+                    continue
+                case .cutOff:
+                    counters.addDrop(.subscriptionLimit)
+                    continue
+                case .open, .unknown:
+                    break
+                }
                 switch subscriptions.subscribe(prefix, fd: fd) {
                 case .accept: try publish.subscribe(prefix)
                 case .alreadyHeld: break
                 case .refuseClient, .refuseTotal:
                     counters.addDrop(.subscriptionLimit)
                     warnSubscriptionLimitOnce(fd: fd)
+                case .cutOff:
+                    counters.addDrop(.subscriptionLimit)
+                    cutOffConnection(fd: fd, message: message)
                 }
             case 0?:
                 // A closed connection's subscriptions are gone from ZeroMQ already (its fd
@@ -198,6 +237,7 @@ final class HubForwarder {
                 break
             }
         }
+        return read == Self.burst
     }
 
     private func warnSubscriptionLimitOnce(fd: Int32) {
@@ -209,6 +249,29 @@ final class HubForwarder {
         ])
     }
 
+    /// Shuts down connection `fd`, which has sent more subscriptions past its limits than the
+    /// limit itself: ZeroMQ keeps every one it receives until the connection closes.
+    private func cutOffConnection(fd: Int32, message: borrowing ZMQMessage) {
+        let peer = zmq_msg_gets(message.pointer, "Peer-Address").map { String(cString: $0) }
+        let outcome = ConnectionCutOff.cutOff(fd: fd, expectedPeer: peer)
+        // Either way its further subscriptions are refused without trying again per message.
+        subscriptions.cutOff(fd: fd)
+        guard outcome == .shutDown else {
+            logger.warning("could not disconnect a subscriber past the subscription limit; its subscriptions are refused", metadata: [
+                "outcome": "\(outcome)", "peer": "\(peer ?? "?")"])
+            return
+        }
+        counters.addSubscriberCutOff()
+        // Once, then at debug: a client that reconnects by itself is cut off on every reconnect.
+        let level: Logger.Level = warnedCutOff ? .debug : .warning
+        warnedCutOff = true
+        logger.log(level: level, "disconnected a subscriber that kept subscribing past the subscription limit (counted as hub.subscribers_cut_off)", metadata: [
+            "peer": "\(peer ?? "?")", "per_client": "\(configuration.subscriptionLimits.perClient)",
+            "client_subscriptions": "\(subscriptions.count(fd: fd))",
+        ])
+    }
+    private var warnedCutOff = false
+
     /// Disconnect events from the publish socket's monitor: forget that connection's subscriptions.
     private func drainPublishEvents() throws {
         while let frames = try publishEvents.receiveMultipart(dontWait: true) {
@@ -216,7 +279,12 @@ final class HubForwarder {
             guard let first = frames.first, first.count >= 6 else { continue }
             let event = UInt16(first[0]) | UInt16(first[1]) << 8
             let value = UInt32(first[2]) | UInt32(first[3]) << 8 | UInt32(first[4]) << 16 | UInt32(first[5]) << 24
-            if Int32(event) == ZMQ_EVENT_DISCONNECTED { subscriptions.disconnected(fd: Int32(bitPattern: value)) }
+            let fd = Int32(bitPattern: value)
+            if Int32(event) == ZMQ_EVENT_ACCEPTED {
+                subscriptions.accepted(fd: fd)
+            } else if Int32(event) == ZMQ_EVENT_DISCONNECTED {
+                subscriptions.disconnected(fd: fd)
+            }
         }
     }
 

@@ -50,6 +50,9 @@ public struct HubStatistics: Sendable, Equatable {
     public var forwarded: UInt64 = 0
     /// Subscriptions outside subscribers hold now (see `SubscriptionLimits`).
     public var subscriptions = 0
+    /// Outside subscriber connections the hub closed because they sent more subscriptions past
+    /// the limits than `SubscriptionLimits.perClient` (see `SubscriptionLimits`).
+    public var subscribersCutOff: UInt64 = 0
     /// Refused messages by reason name (`DropReason.rawValue`, e.g. `bad_topic`); every reason
     /// is present, zero if never seen, so status output has stable keys.
     public var dropped: [String: UInt64] = Dictionary(uniqueKeysWithValues: DropReason.allCases.map { ($0.rawValue, 0) })

@@ -12,6 +12,9 @@ public enum ZMQSocketOption: Sendable, Equatable {
     /// Largest inbound message accepted over ipc/tcp, in bytes (-1 = no limit). libzmq drops the
     /// whole connection of a peer that sends a larger one (it cannot skip a message mid-stream).
     case maxMessageSize(Int)
+    /// The kernel's receive buffer (`SO_RCVBUF`) of each ipc/tcp connection, in bytes; -1 =
+    /// the system's default (autotuned, up to megabytes).
+    case receiveBufferBytes(Int)
     /// Blocking receives fail with EAGAIN after this long; -1 = wait forever.
     case receiveTimeout(milliseconds: Int)
     case sendTimeout(milliseconds: Int)
@@ -31,6 +34,7 @@ public enum ZMQSocketOption: Sendable, Equatable {
         case .sendHighWaterMark: return ZMQ_SNDHWM
         case .receiveHighWaterMark: return ZMQ_RCVHWM
         case .maxMessageSize: return ZMQ_MAXMSGSIZE
+        case .receiveBufferBytes: return ZMQ_RCVBUF
         case .receiveTimeout: return ZMQ_RCVTIMEO
         case .sendTimeout: return ZMQ_SNDTIMEO
         case .xpubVerbose: return ZMQ_XPUB_VERBOSE
@@ -46,6 +50,7 @@ public enum ZMQSocketOption: Sendable, Equatable {
         case .sendHighWaterMark: return "send high-water mark"
         case .receiveHighWaterMark: return "receive high-water mark"
         case .maxMessageSize: return "max message size"
+        case .receiveBufferBytes: return "receive buffer"
         case .receiveTimeout: return "receive timeout"
         case .sendTimeout: return "send timeout"
         case .xpubVerbose: return "XPUB verbose"
@@ -65,7 +70,7 @@ extension ZMQSocket {
         case .maxMessageSize(let v):
             var value = Int64(v)
             rc = zmq_setsockopt(h, option.code, &value, MemoryLayout<Int64>.size)
-        case .linger(let v), .sendHighWaterMark(let v), .receiveHighWaterMark(let v),
+        case .linger(let v), .sendHighWaterMark(let v), .receiveHighWaterMark(let v), .receiveBufferBytes(let v),
              .receiveTimeout(let v), .sendTimeout(let v):
             var value = Int32(clamping: v)
             rc = zmq_setsockopt(h, option.code, &value, MemoryLayout<Int32>.size)

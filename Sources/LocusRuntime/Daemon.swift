@@ -186,7 +186,8 @@ public final class Daemon: @unchecked Sendable {
             for r in ControlStatistics.Refusal.allCases { refused[r.rawValue] = .number(Double(c.refused[r] ?? 0)) }
             return .object([
                 "hub": .object(["forwarded": .number(Double(s.forwarded)), "dropped": .object(dropped),
-                                "subscriptions": .number(Double(s.subscriptions))]),
+                                "subscriptions": .number(Double(s.subscriptions)),
+                                "subscribers_cut_off": .number(Double(s.subscribersCutOff))]),
                 "control": .object(["accepted": .number(Double(c.accepted)), "in_progress": .number(Double(c.inProgress)),
                                     "refused": .object(refused)]),
                 "plugins": .array(states),

@@ -1,4 +1,5 @@
 import Foundation
+import LocusBus
 import LocusCore
 import LocusPlugins
 import Logging
@@ -114,6 +115,7 @@ struct ConfigCorpusTests {
         #expect(c.hub.ingest == ["ipc:///tmp/locus-config-tests/ingest.sock"])
         #expect(c.hub.publish == ["ipc:///tmp/locus-config-tests/publish.sock", "tcp://*:5599"])
         #expect(c.hub.externalTopics == ["region."])
+        #expect(c.hub.subscriptionLimits == SubscriptionLimits(perClient: 500, total: 5000, perClientBytes: 32768, totalBytes: 524_288))
         #expect(c.logLevel == .debug)
         #expect(c.plugins.map(\.id) == ["gps0", "speeding", "console", "archive"])
         #expect(c.disabled == ["old-walk"])

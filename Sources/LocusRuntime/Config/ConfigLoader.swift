@@ -104,7 +104,7 @@ public struct ConfigLoader: Sendable {
 /// The state of one `load`: collects errors as it walks the document.
 final class ConfigLoadSession {
     static let sectionNames = ["hub", "log", "sources", "services", "sinks"]
-    static let hubKeys = ["ingest", "publish", "control", "max_message_bytes", "high_water_mark", "tick_interval", "external_topics", "validate_payloads", "state_directory", "control_max_request_bytes", "max_subscriptions_per_client", "max_subscriptions"]
+    static let hubKeys = ["ingest", "publish", "control", "max_message_bytes", "high_water_mark", "tick_interval", "external_topics", "validate_payloads", "state_directory", "control_max_request_bytes", "max_subscriptions_per_client", "max_subscriptions", "max_subscription_bytes_per_client", "max_subscription_bytes"]
     static let logKeys = ["level"]
     static let entryKeys = ["type", "id", "enabled"]
     /// Produced by the runtime itself whatever the config says.
@@ -289,6 +289,15 @@ final class ConfigLoadSession {
                         if name == "max_subscriptions" { hub.subscriptionLimits.total = n } else { hub.subscriptionLimits.perClient = n }
                     } else {
                         report(value, "'hub.\(name)' must be between 1 and 10000000, found \(n)")
+                    }
+                }
+            case "max_subscription_bytes_per_client", "max_subscription_bytes":
+                if let n = integer(value, key: "hub.\(name)") {
+                    // At least one subscription of the longest topic (255 bytes and a dot).
+                    if (256...1_073_741_824).contains(n) {
+                        if name == "max_subscription_bytes" { hub.subscriptionLimits.totalBytes = n } else { hub.subscriptionLimits.perClientBytes = n }
+                    } else {
+                        report(value, "'hub.\(name)' must be between 256 and 1073741824 (1 GiB), found \(n)")
                     }
                 }
             case "control_max_request_bytes":

@@ -23,6 +23,9 @@ let package = Package(
     platforms: [.macOS(.v13)],
     products: [
         .executable(name: "locus", targets: ["locus"]),
+        // The whole command line as a library: a binary of your own with extra plugin types
+        // (examples/plugin-package, docs/writing-plugins.md).
+        .library(name: "LocusDaemon", targets: ["LocusDaemon"]),
         .library(name: "LocusCore", targets: ["LocusCore"]),
         .library(name: "LocusBus", targets: ["LocusBus"]),
         .library(name: "LocusRuntime", targets: ["LocusRuntime"]),
@@ -82,14 +85,15 @@ let package = Package(
             name: "LocusPlugins",
             dependencies: ["LocusCore"] + pluginTargets.map { .target(name: $0.name) }
         ),
-        .executableTarget(
-            name: "locus",
+        .target(
+            name: "LocusDaemon",
             dependencies: [
-                "LocusCore", "LocusBus", "LocusRuntime", "LocusPlugins", "LocusConsoleSink", "LocusReplay", "LocusFormats", "LocusBLE",
+                "LocusCore", "LocusBus", "LocusRuntime", "LocusPlugins", "LocusConsoleSink", "LocusFormats", "LocusBLE",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        .executableTarget(name: "locus", dependencies: ["LocusDaemon"]),
         .target(name: "LocusRegions", dependencies: ["LocusCore"]),
         .target(name: "LocusBLE", dependencies: ["LocusCore"]),
         .target(name: "LocusStore", dependencies: ["LocusCore", .product(name: "GRDB", package: "GRDB.swift")]),

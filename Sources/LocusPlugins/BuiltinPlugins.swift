@@ -49,10 +49,13 @@ public enum BuiltinPlugins {
         "File": "file",
     ]
 
-    /// Core event types plus those plugins define.
-    public static var payloadRegistry: PayloadRegistry {
+    /// Core event types plus those the built-in plugins define.
+    public static var payloadRegistry: PayloadRegistry { payloadRegistry(for: all) }
+
+    /// Core event types plus those `plugins` define.
+    public static func payloadRegistry(for plugins: [PluginFactory]) -> PayloadRegistry {
         var r = PayloadRegistry.core
-        for f in all { for t in f.payloadTypes { r.register(t) } }
+        for f in plugins { for t in f.payloadTypes { r.register(t) } }
         return r
     }
 }

@@ -61,6 +61,9 @@ struct EndpointTests {
         config.publishEndpoints = ["ipc:///tmp/x/out.sock"]
         #expect(throws: Never.self) { try config.validate() }
         #expect(config.allIngestEndpoints == [HubConfiguration.inprocIngest, "ipc:///tmp/x/in.sock"])
-        #expect(config.transportMessageLimit == 4 * 262_144)
+        // Past max_message_bytes the hub still reads and counts (too_large) up to 4× or 64 MiB.
+        #expect(config.transportMessageLimit == 64 << 20)
+        config.maxMessageBytes = 32 << 20
+        #expect(config.transportMessageLimit == 4 * (32 << 20))
     }
 }

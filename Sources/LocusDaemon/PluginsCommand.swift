@@ -5,16 +5,16 @@ import LocusPlugins
 struct PluginsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "plugins",
-        abstract: "List every built-in plugin type with its configuration keys and defaults."
+        abstract: "List every plugin type this binary knows with its configuration keys and defaults."
     )
 
     @Argument(help: "Show only these plugin types.")
     var types: [String] = []
 
     func run() async throws {
-        let chosen = BuiltinPlugins.all.filter { types.isEmpty || types.contains($0.type) }
-        for unknown in types where !BuiltinPlugins.all.contains(where: { $0.type == unknown }) {
-            throw ValidationError("unknown plugin type '\(unknown)'; known: \(BuiltinPlugins.all.map(\.type).joined(separator: ", "))")
+        let chosen = ActivePlugins.all.filter { types.isEmpty || types.contains($0.type) }
+        for unknown in types where !ActivePlugins.all.contains(where: { $0.type == unknown }) {
+            throw ValidationError("unknown plugin type '\(unknown)'; known: \(ActivePlugins.all.map(\.type).joined(separator: ", "))")
         }
         for (i, f) in chosen.enumerated() {
             if i > 0 { print("") }

@@ -11,21 +11,21 @@ enum ConfigSupport {
 
     static func load(_ path: String, mode: ConfigLoader.Mode = .full, logger: Logger) throws -> LocusConfiguration {
         do {
-            return try ConfigLoader(factories: BuiltinPlugins.all, logger: logger).load(path: path, mode: mode)
+            return try ConfigLoader(factories: ActivePlugins.all, logger: logger).load(path: path, mode: mode)
         } catch let errors as ConfigErrors {
             FileHandle.standardError.write(Data((errors.description + "\n").utf8))
             throw ExitCode(ExitStatus.usage)
         }
     }
 
-    static var registry: PayloadRegistry { BuiltinPlugins.payloadRegistry }
+    static var registry: PayloadRegistry { ActivePlugins.payloadRegistry }
 
     /// Where `locus run` publishes by default: from ./config.yaml if there is one, else the
     /// runtime directory's ipc sockets.
     static func defaultEndpoints(configPath: String?) -> HubEndpoints {
         let path = configPath ?? defaultPath
         if FileManager.default.fileExists(atPath: path),
-           let config = try? ConfigLoader(factories: BuiltinPlugins.all, logger: Logger(label: "locus.quiet") { _ in SwiftLogNoOpLogHandler() }).load(path: path) {
+           let config = try? ConfigLoader(factories: ActivePlugins.all, logger: Logger(label: "locus.quiet") { _ in SwiftLogNoOpLogHandler() }).load(path: path) {
             return config.endpoints
         }
         return RuntimePaths.defaultEndpoints(environment: ProcessInfo.processInfo.environment)

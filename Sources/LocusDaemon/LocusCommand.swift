@@ -1,0 +1,84 @@
+import ArgumentParser
+import Foundation
+import LocusCore
+import LocusPlugins
+
+/// The whole `locus` command line as a library, for a binary of your own that knows more
+/// plugin types than the built-in ones (see `examples/plugin-package` and
+/// `docs/writing-plugins.md`):
+///
+/// ```swift
+/// import LocusDaemon
+/// import MyPlugin
+/// @main struct Main {
+///     static func main() async { await Locus.main(plugins: Locus.builtinPlugins + [MyPlugin.factory]) }
+/// }
+/// ```
+public enum Locus {
+    /// Every plugin type built into Locus (`replay`, `gpsd`, `standard`, `region`, …).
+    public static var builtinPlugins: [PluginFactory] { BuiltinPlugins.all }
+
+    /// Runs the command line (`run`, `check`, `replay`, `plugins`, …) with `plugins` as the
+    /// plugin types configs may use, then exits the process with Locus's exit codes: 0 ok,
+    /// 1 runtime failure, 2 usage or config error. Two factories with the same type are a
+    /// usage error (exit 2), named on stderr.
+    ///
+    /// - Parameter arguments: the command line without the program name; nil reads the
+    ///   process's own.
+    public static func main(plugins: [PluginFactory], arguments: [String]? = nil) async -> Never {
+        signal(SIGPIPE, SIG_IGN)
+        var seen = Set<String>()
+        for factory in plugins where !seen.insert(factory.type).inserted {
+            FileHandle.standardError.write(Data("locus: plugin type '\(factory.type)' is registered twice; each plugin type needs a name of its own\n".utf8))
+            exit(ExitStatus.usage)
+        }
+        ActivePlugins.set(plugins)
+        do {
+            var command = try LocusCommand.parseAsRoot(arguments)
+            if var asyncCommand = command as? AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+            exit(ExitStatus.ok)
+        } catch let code as ExitCode {
+            exit(code.rawValue)
+        } catch {
+            let exitCode = LocusCommand.exitCode(for: error)
+            if exitCode == .success {
+                LocusCommand.exit(withError: error) // --help, --version
+            }
+            let message = LocusCommand.fullMessage(for: error)
+            if !message.isEmpty { FileHandle.standardError.write(Data((message + "\n").utf8)) }
+            exit(exitCode == .validationFailure ? ExitStatus.usage : ExitStatus.failure)
+        }
+    }
+}
+
+enum ExitStatus {
+    static let ok: Int32 = 0
+    /// Something failed at run time: a bind error, an unreachable daemon, a write error.
+    static let failure: Int32 = 1
+    /// The command line or the configuration is wrong.
+    static let usage: Int32 = 2
+}
+
+struct LocusCommand: AsyncParsableCommand {
+    static let version = "0.1.0"
+
+    static let configuration = CommandConfiguration(
+        commandName: "locus",
+        abstract: "Locus — a location event bus for Linux (GNSS, geofences, visits, beacons over ZeroMQ).",
+        discussion: """
+        Sources (GPS receivers, gpsd, Bluetooth scanners, recordings) publish observations to a \
+        ZeroMQ hub; services turn them into typed events; any program subscribes with a plain SUB socket.
+
+        Exit codes: 0 success, 1 runtime failure, 2 usage or configuration error.
+        Docs: README.md, docs/protocol.md (wire format), docs/writing-plugins.md.
+        """,
+        version: version,
+        subcommands: [RunCommand.self, CheckCommand.self, SubCommand.self, RecordCommand.self,
+                      ReplayCommand.self, DecodeCommand.self, CtlCommand.self, PluginsCommand.self],
+        defaultSubcommand: nil
+    )
+}

@@ -3,7 +3,7 @@ SWIFT ?= swift
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 APT_PACKAGES := libzmq3-dev libsqlite3-dev python3-zmq python3-jsonschema gcc make gpsd gpsd-clients socat libsystemd-dev dbus-daemon python3-dbusmock
 
-.PHONY: run test deps build release check bench golden clean
+.PHONY: run test test-plugin-package deps build release check bench golden clean
 
 ## Install missing system packages (apt), build, and run Locus on the default config.yaml.
 run: deps build
@@ -19,6 +19,15 @@ test: deps
 	@# Serially: on 2 cores, CPU-bound tests running in parallel hold the cooperative threads that
 	@# timing tests (control socket, cancellation) need, and those then fail. Serial: ~2.5 min.
 	SWIFT=$(SWIFT) bash tools/run-swift-tests.sh
+	$(MAKE) test-plugin-package
+
+## The out-of-tree plugin example (examples/plugin-package): its own package, built against this
+## checkout into a binary with every built-in command plus its plugin, then tested and run.
+test-plugin-package:
+	cd examples/plugin-package && $(SWIFT) build --build-tests && $(SWIFT) test --skip-build
+	cd examples/plugin-package && .build/debug/locus-odometer check demo.yaml
+	cd examples/plugin-package/Tests/OdometerTests/Golden/odometer-walk && \
+		../../../../.build/debug/locus-odometer replay input.jsonl --config config.yaml | cmp - expected.jsonl
 
 deps:
 	@missing=""; for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \

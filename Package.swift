@@ -61,7 +61,7 @@ let package = Package(
         ),
         .target(
             name: "LocusTestKit",
-            dependencies: ["LocusCore", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["LocusCore", "LocusRuntime", .product(name: "Logging", package: "swift-log")]
         ),
         .target(
             name: "LocusFormats",
@@ -132,7 +132,7 @@ let package = Package(
         ),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["LocusCore", "LocusRuntime", "LocusPlugins", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["LocusCore", "LocusRuntime", "LocusPlugins", "LocusTestKit", .product(name: "Logging", package: "swift-log")],
             exclude: ["Scripts"],
             resources: [.copy("Fixtures")]
         ),

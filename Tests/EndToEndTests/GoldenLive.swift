@@ -1,4 +1,5 @@
 import Foundation
+import LocusTestKit
 import Testing
 
 /// Runs a golden case through the real daemon: `locus run` with a `replay` source at a given

@@ -3,6 +3,7 @@ import LocusCore
 import LocusPlugins
 import LocusRuntime
 import Logging
+import LocusTestKit
 import Testing
 
 /// The golden-file cases of `Tests/Golden/` (see its README): each runs through `locus replay`,
@@ -72,16 +73,10 @@ import Testing
     }
 }
 
-/// `locus replay`'s pipeline in this process.
+/// `locus replay`'s pipeline in this process (LocusTestKit's `GoldenCase`, as plugin packages use it).
 enum GoldenInProcess {
     static func run(config: String, input: String) throws -> String {
-        let logger = Logger(label: "golden") { _ in SwiftLogNoOpLogHandler() }
-        let configuration = try ConfigLoader(factories: BuiltinPlugins.all, logger: logger).load(path: config, mode: .servicesOnly)
-        let registry = BuiltinPlugins.payloadRegistry
-        var timeline = RecordingTimeline(reader: try LineReader(path: input), topics: ["obs."], tickInterval: 1, registry: registry)
-        var pipeline = OfflinePipeline(configuration: configuration, registry: registry, logger: logger)
-        var out = [UInt8]()
-        try pipeline.run(&timeline, tickInterval: 1) { out += $0 }
-        return String(decoding: out, as: UTF8.self)
+        precondition(config.hasSuffix("/config.yaml") && input.hasSuffix("/input.jsonl"))
+        return try GoldenCase(directory: String(config.dropLast("/config.yaml".count))).run(plugins: BuiltinPlugins.all)
     }
 }

@@ -2,12 +2,12 @@ import Foundation
 
 /// Compares event streams (recording-format JSON lines) the way `Tests/Golden/README.md` says:
 /// numbers within a relative 1e-9 (absolute 1e-12 near zero), everything else exactly.
-enum GoldenComparison {
-    static let relativeTolerance = 1e-9
-    static let absoluteTolerance = 1e-12
+public enum GoldenComparison {
+    public static let relativeTolerance = 1e-9
+    public static let absoluteTolerance = 1e-12
 
     /// The first difference between two streams, as a message naming the line; nil if equal.
-    static func difference(stream actual: String, _ expected: String) -> String? {
+    public static func difference(stream actual: String, _ expected: String) -> String? {
         let a = lines(actual), e = lines(expected)
         for i in 0..<min(a.count, e.count) {
             if let d = difference(line: a[i], e[i]) { return "line \(i + 1): \(d)\n  actual:   \(a[i])\n  expected: \(e[i])" }
@@ -19,12 +19,12 @@ enum GoldenComparison {
         return nil
     }
 
-    static func lines(_ text: String) -> [String] {
+    public static func lines(_ text: String) -> [String] {
         text.split(separator: "\n", omittingEmptySubsequences: true).map(String.init)
     }
 
     /// Differences of two JSON texts; nil if equal within the tolerance.
-    static func difference(line a: String, _ b: String) -> String? {
+    public static func difference(line a: String, _ b: String) -> String? {
         if a == b { return nil }
         guard let x = try? JSONSerialization.jsonObject(with: Data(a.utf8), options: [.fragmentsAllowed]),
               let y = try? JSONSerialization.jsonObject(with: Data(b.utf8), options: [.fragmentsAllowed]) else {

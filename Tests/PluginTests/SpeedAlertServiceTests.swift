@@ -1,9 +1,10 @@
 import LocusCore
 import LocusExampleSpeedAlert
+import LocusTestKit
 import Testing
 
 @Suite struct SpeedAlertServiceTests {
-    func run(_ speeds: [Double?], config: SpeedAlertConfiguration = .init(limit: 10, hysteresis: 2)) throws -> [(Double, SpeedAlert)] {
+    func run(_ speeds: [Double?], config: SpeedAlertConfiguration = .with { $0.limit = 10; $0.hysteresis = 2 }) throws -> [(Double, SpeedAlert)] {
         var service = SpeedAlertService(id: "alert", configuration: config)
         var out: [(Double, SpeedAlert)] = []
         for (i, s) in speeds.enumerated() {
@@ -26,7 +27,7 @@ import Testing
 
     @Test func quietBelowTheLimitAndPerSource() throws {
         #expect(try run([1, 2, 9.99, 3]).isEmpty)
-        var service = SpeedAlertService(id: "a", configuration: .init(limit: 10, hysteresis: 1))
+        var service = SpeedAlertService(id: "a", configuration: .with { $0.limit = 10; $0.hysteresis = 1 })
         var output = ServiceOutput()
         service.receive(fixMessage(source: "gps0", speed: 20, at: 0), output: &output)
         service.receive(fixMessage(source: "gps1", speed: 20, at: 1), output: &output)
@@ -36,17 +37,31 @@ import Testing
 
     @Test func subscribesToConfiguredSources() {
         #expect(SpeedAlertService(id: "a", configuration: .init()).subscriptions == ["obs.fix."])
-        #expect(SpeedAlertService(id: "a", configuration: .init(sources: ["gps1"])).subscriptions == ["obs.fix.gps1"])
+        #expect(SpeedAlertService(id: "a", configuration: .with { $0.sources = ["gps1"] }).subscriptions == ["obs.fix.gps1"])
     }
 
     @Test func aSourceWhoseIdStartsWithAConfiguredOneIsNotWatched() {
         // The subscription `obs.fix.gps1` is a prefix: the hub also delivers `obs.fix.gps10`.
-        var service = SpeedAlertService(id: "a", configuration: .init(limit: 10, hysteresis: 1, sources: ["gps1"]))
+        var service = SpeedAlertService(id: "a", configuration: .with { $0.limit = 10; $0.hysteresis = 1; $0.sources = ["gps1"] })
         var output = ServiceOutput()
         service.receive(fixMessage(source: "gps10", speed: 20, at: 0), output: &output)
         #expect(output.events.isEmpty)
         service.receive(fixMessage(source: "gps1", speed: 20, at: 1), output: &output)
         #expect(output.events.count == 1)
+    }
+
+    /// The declared keys as `locus check` reads them: defaults, checks, the cross-key check.
+    @Test func configurationAsLocusCheckReadsIt() throws {
+        let plugins = [ExampleSpeedAlertPlugin.factory]
+        func errors(_ keys: String) throws -> [String] {
+            try ConfigCheck.errors("services:\n  - type: example-speed-alert\n    id: a\n" + keys, plugins: plugins)
+        }
+        #expect(try errors("").isEmpty)
+        #expect(try errors("    limit: 0\n") == ["config.yaml:4:12: error: invalid value for 'limit' in example-speed-alert service 'a': limit must be above 0, found 0"])
+        #expect(try errors("    limit: 5\n    hysteresis: 5\n").first?.contains("hysteresis must be below the limit (5 m/s), found 5") == true)
+        #expect(try errors("    limit: fast\n").first?.hasPrefix("config.yaml:4:12: error:") == true)
+        #expect(ExampleSpeedAlertPlugin.factory.keys.map(\.name) == ["limit", "hysteresis", "sources"])
+        #expect(ExampleSpeedAlertPlugin.factory.keys.map { $0.defaultValue ?? "required" } == ["13.9", "1", "[]"])
     }
 
     @Test func eventRoundTripsThroughTheCodec() throws {

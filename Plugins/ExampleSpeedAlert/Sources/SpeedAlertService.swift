@@ -1,34 +1,25 @@
 import LocusCore
 
-/// Options of the `example-speed-alert` service.
-public struct SpeedAlertConfiguration: PluginConfiguration {
-    public var limit: Double
-    public var hysteresis: Double
-    public var sources: [String]
+/// Options of the `example-speed-alert` service. Each key is declared once, on its property:
+/// name, doc line, default (the initial value) and check; decoding, `locus plugins` and the
+/// README check read these declarations.
+public struct SpeedAlertConfiguration: DeclaredConfiguration {
+    @Setting("limit", "Speed limit in m/s (13.9 m/s = 50 km/h).", check: .above(0))
+    public var limit: Double = 13.9
 
-    public static let keys: [ConfigKey] = [
-        ConfigKey("limit", "number", default: "13.9", "Speed limit in m/s (13.9 m/s = 50 km/h)."),
-        ConfigKey("hysteresis", "number", default: "1.0", "m/s below the limit the speed must fall before `under` is published, so noise near the limit does not flap."),
-        ConfigKey("sources", "list of strings", default: "[]", "Fix sources to watch; empty watches all."),
-    ]
+    @Setting("hysteresis", "m/s below the limit the speed must fall before `under` is published, so noise near the limit does not flap.",
+             check: .atLeast(0))
+    public var hysteresis: Double = 1.0
 
-    enum CodingKeys: String, CodingKey { case limit, hysteresis, sources }
+    @Setting("sources", "Fix sources to watch; empty watches all.")
+    public var sources: [String] = []
 
-    public init(limit: Double = 13.9, hysteresis: Double = 1.0, sources: [String] = []) {
-        self.limit = limit
-        self.hysteresis = hysteresis
-        self.sources = sources
-    }
+    public init() {}
 
-    public init(from decoder: any Decoder) throws {
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        limit = try c.decodeIfPresent(Double.self, forKey: .limit) ?? 13.9
-        guard limit > 0 else { throw ConfigValueError(key: "limit", "limit must be above 0 m/s, found \(limit)") }
-        hysteresis = try c.decodeIfPresent(Double.self, forKey: .hysteresis) ?? 1.0
-        guard hysteresis >= 0, hysteresis < limit else {
-            throw ConfigValueError(key: "hysteresis", "hysteresis must be at least 0 and below the limit, found \(hysteresis)")
+    public func validate() throws {
+        guard hysteresis < limit else {
+            throw ConfigValueError(key: "hysteresis", "hysteresis must be below the limit (\(limit.settingText) m/s), found \(hysteresis.settingText)")
         }
-        sources = try c.decodeIfPresent([String].self, forKey: .sources) ?? []
     }
 }
 

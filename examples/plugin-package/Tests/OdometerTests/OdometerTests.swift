@@ -22,7 +22,7 @@ struct OdometerTests {
     }
 
     @Test func jitterAndInaccurateFixesAddNothing() throws {
-        var driver = ServiceDriver(OdometerService(id: "trip", configuration: OdometerConfiguration(every: 1)))
+        var driver = ServiceDriver(OdometerService(id: "trip", configuration: OdometerConfiguration.with { $0.every = 1 }))
         // 1.1 m back and forth, under min_step (5 m).
         try driver.send((0..<100).map { TestMessages.fix(latitude: 45.0 + Double($0 % 2) * 0.00001, longitude: 14.0, at: Double($0)) })
         // 111 km away, but ±500 m.
@@ -33,7 +33,7 @@ struct OdometerTests {
     /// A gap in the fixes passes several milestones in one step: one reading, then the next at
     /// the next milestone.
     @Test func oneLongStepPassesSeveralMilestones() throws {
-        var driver = ServiceDriver(OdometerService(id: "trip", configuration: OdometerConfiguration(every: 500)))
+        var driver = ServiceDriver(OdometerService(id: "trip", configuration: OdometerConfiguration.with { $0.every = 500 }))
         try driver.send(Self.walkNorth(steps: 1, degrees: 0.01)) // ~1,112 m in one step
         #expect(driver.payloads(OdometerReading.self).map(\.fixes) == [2])
         try driver.send(TestMessages.fix(latitude: 45.0135, longitude: 14.0, at: 2)) // to ~1,501 m
@@ -45,7 +45,7 @@ struct OdometerTests {
         let ok = try ConfigCheck.errors("services:\n  - type: odometer\n    id: trip\n", plugins: [OdometerPlugin.factory])
         #expect(ok.isEmpty)
         let zero = try ConfigCheck.errors("services:\n  - type: odometer\n    id: trip\n    every: 0\n", plugins: [OdometerPlugin.factory])
-        #expect(zero.count == 1 && zero[0].hasPrefix("config.yaml:4:") && zero[0].contains("every must be above 0"), "\(zero)")
+        #expect(zero.count == 1 && zero[0].hasPrefix("config.yaml:4:") && zero[0].contains("every must be above 0, found 0"), "\(zero)")
         let typo = try ConfigCheck.errors("services:\n  - type: odometer\n    id: trip\n    evry: 10\n", plugins: [OdometerPlugin.factory])
         #expect(typo.count == 1 && typo[0].contains("did you mean 'every'"), "\(typo)")
     }

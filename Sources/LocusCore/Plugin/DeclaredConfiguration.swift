@@ -1,0 +1,39 @@
+/// A plugin configuration whose keys are its `@Setting` properties: decoding, defaults, checks
+/// and the key list (`locus plugins`, README check) all come from those declarations.
+///
+/// Implement `init()` (usually `public init() {}`: every setting has its default or is
+/// required) and, for checks that involve more than one key, `validate()`.
+public protocol DeclaredConfiguration: PluginConfiguration {
+    init()
+    /// Checks across keys, after every key is decoded and checked on its own; throw
+    /// `ConfigValueError(key:_:)` naming the key to point at. The default checks nothing.
+    func validate() throws
+}
+
+extension DeclaredConfiguration {
+    public func validate() throws {}
+
+    public static var keys: [ConfigKey] { DeclaredSettings.of(Self()).map(\.configKey) }
+
+    public init(from decoder: any Decoder) throws {
+        self.init()
+        let container = try decoder.container(keyedBy: SettingKey.self)
+        for setting in DeclaredSettings.of(self) { try setting.decode(from: container) }
+        try validate()
+    }
+
+    /// A configuration with its defaults, changed by `edit`: for tests and for code that builds
+    /// a plugin without a config file (`.with { $0.every = 500 }`).
+    public static func with(_ edit: (inout Self) -> Void) -> Self {
+        var c = Self()
+        edit(&c)
+        return c
+    }
+}
+
+enum DeclaredSettings {
+    /// The `@Setting`s of `configuration`, in declaration order.
+    static func of(_ configuration: Any) -> [any AnySetting] {
+        Mirror(reflecting: configuration).children.compactMap { $0.value as? any AnySetting }
+    }
+}

@@ -9,7 +9,7 @@ struct GpsdLiveTests {
     func startSource(_ harness: Harness, port: Int, noDataTimeout: Double = 30,
                      statistics: GpsdStatistics) -> Task<Void, any Error> {
         let source = GpsdSource(id: harness.context.id,
-                                configuration: GpsdConfiguration(port: port, reconnectMax: 0.5, noDataTimeout: noDataTimeout),
+                                configuration: GpsdConfiguration.with { $0.port = port; $0.reconnectMax = 0.5; $0.noDataTimeout = noDataTimeout },
                                 statistics: statistics)
         let context = harness.context
         return Task { try await source.run(context: context) }

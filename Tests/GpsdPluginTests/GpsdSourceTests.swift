@@ -8,7 +8,7 @@ import Testing
     @Test(.timeLimit(.minutes(1)))
     func unresolvableHostIsReportedOnceAndShutdownIsPrompt() async throws {
         let harness = Harness(id: "gps0")
-        let source = GpsdSource(id: "gps0", configuration: GpsdConfiguration(host: "gpsd.invalid", reconnectMax: 0.25))
+        let source = GpsdSource(id: "gps0", configuration: GpsdConfiguration.with { $0.host = "gpsd.invalid"; $0.reconnectMax = 0.25 })
         let context = harness.context
         let task = Task { try await source.run(context: context) }
         // Name lookup may be slow on some machines; where it fails, it is reported once.

@@ -16,7 +16,7 @@ import Testing
         var tries: Int = 3
         @Setting("verbose", "Say more.")
         var verbose: Bool = false
-        @Setting("topics", "Topic prefixes.", check: .topicPrefixes)
+        @Setting("topics", "Topic prefixes.", check: .topicPrefixes())
         var topics: [String] = ["obs."]
         @Setting("mode", "How to go about it.")
         var mode: Mode = .careful
@@ -53,7 +53,7 @@ import Testing
         }
         #expect(problem(#"{"file": "a", "every": 0}"#) == "every: every must be above 0, found 0")
         #expect(problem(#"{"file": "a", "tries": 11}"#) == "tries: tries must be between 1 and 10, found 11")
-        #expect(problem(#"{"file": "a", "topics": ["Obs"]}"#) == "topics: topics 'Obs' is not a topic prefix: lower-case segments of a-z 0-9 _ - joined by dots")
+        #expect(problem(#"{"file": "a", "topics": ["Obs"]}"#) == "topics: topics contains 'Obs', which is not a topic prefix: lower-case segments of a-z 0-9 _ - joined by dots")
         #expect(problem(#"{"file": "a", "mode": "reckless"}"#) == "mode: mode must be one of fast, careful; found 'reckless'")
         #expect(problem(#"{"file": "a", "limit": 5}"#) == "limit: limit must not be below every")
         #expect(problem(#"{"every": 5}"#) == "DecodingError")   // the required key

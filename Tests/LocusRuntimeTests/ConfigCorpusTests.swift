@@ -102,8 +102,15 @@ struct ConfigCorpusTests {
         case .sink(let p): current = p
         }
         for name in path {
-            guard let child = Mirror(reflecting: current).descendant(name) else { return nil }
-            current = child
+            if let child = Mirror(reflecting: current).descendant(name) {
+                current = child
+            } else if let boxed = Mirror(reflecting: current).descendant("_" + name, "box", "value") {
+                // An @Setting property: its value is in the wrapper's box, as an Optional.
+                guard let value = Mirror(reflecting: boxed).children.first?.value else { return nil }
+                current = value
+            } else {
+                return nil
+            }
         }
         return current
     }

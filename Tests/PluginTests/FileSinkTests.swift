@@ -9,7 +9,7 @@ import Testing
         // Two-digit speeds and sequence numbers: every line has the same length.
         let messages = (10..<60).map { fixMessage(speed: Double($0), at: Double($0), seq: UInt64($0)) }
         let lineSize = RecordingLine.encode(topic: messages[0].topic, body: messages[0].body).count
-        let sink = FileSink(configuration: .init(path: path, maxBytes: lineSize * 10 + 5, keep: 2), path: path)
+        let sink = FileSink(configuration: .with { $0.path = path; $0.maxBytes = lineSize * 10 + 5; $0.keep = 2 }, path: path)
         let (stream, continuation) = AsyncStream<BusMessage>.makeStream()
         for m in messages { continuation.yield(m) }
         continuation.finish()
@@ -28,7 +28,7 @@ import Testing
     }
 
     @Test func failsWithTheOSErrorWhenTheDirectoryIsMissing() async {
-        let sink = FileSink(configuration: .init(path: "/nonexistent-dir/x.jsonl"), path: "/nonexistent-dir/x.jsonl")
+        let sink = FileSink(configuration: .with { $0.path = "/nonexistent-dir/x.jsonl" }, path: "/nonexistent-dir/x.jsonl")
         let (stream, c) = AsyncStream<BusMessage>.makeStream()
         c.finish()
         await #expect(throws: (any Error).self) { try await sink.run(messages: stream, context: PluginHarness().context) }

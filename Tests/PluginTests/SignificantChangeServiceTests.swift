@@ -45,8 +45,8 @@ private typealias S = LocationScene
 
     @Test func intervalAndDistanceAreConfigurable() throws {
         let fixes = (0...12).map { S.fix(at: Double($0 * 100), north: Double($0 * 110)) }
-        #expect(try run(.init(minDistance: 200, minInterval: 0), fixes).map(\.seconds) == [0, 200, 400, 600, 800, 1000, 1200])
-        #expect(try run(.init(minDistance: 100, minInterval: 300), fixes).map(\.seconds) == [0, 300, 600, 900, 1200])
+        #expect(try run(.with { $0.minDistance = 200; $0.minInterval = 0 }, fixes).map(\.seconds) == [0, 200, 400, 600, 800, 1000, 1200])
+        #expect(try run(.with { $0.minDistance = 100; $0.minInterval = 300 }, fixes).map(\.seconds) == [0, 300, 600, 900, 1200])
     }
 
     @Test func aBadAccuracyJumpDoesNotCountAsAMove() throws {
@@ -57,27 +57,27 @@ private typealias S = LocationScene
             S.fix(at: 800, north: 10, accuracy: 5),
         ]
         #expect(try run(.init(), fixes).map(\.seconds) == [0])
-        #expect(try run(.init(maxHorizontalAccuracy: 0), fixes).map(\.seconds) == [0, 400, 800], "0 = no limit")
+        #expect(try run(.with { $0.maxHorizontalAccuracy = 0 }, fixes).map(\.seconds) == [0, 400, 800], "0 = no limit")
         // Nor does a bad first fix become the reference.
         let late = try run(.init(), [S.fix(at: 0, north: 2000, accuracy: 300), S.fix(at: 10, accuracy: 20)])
         #expect(late.map(\.seconds) == [10])
     }
 
     @Test func fixesWithoutPositionOrFromOtherSourcesOrOlderAreIgnored() throws {
-        let events = try run(.init(sources: ["gps0"]), [
+        let events = try run(.with { $0.sources = ["gps0"] }, [
             S.fix(at: 0, mode: .none),
             S.fix("gps01", at: 1),
             S.fix("gps0", at: 2),
             S.fix("gps0", at: 1000, north: 600),
         ])
         #expect(events.map(\.seconds) == [2, 1000])
-        let older = try run(.init(minInterval: 0), [S.fix("a", at: 10), S.fix("b", at: 5, north: 900)])
+        let older = try run(.with { $0.minInterval = 0 }, [S.fix("a", at: 10), S.fix("b", at: 5, north: 900)])
         #expect(older.map(\.event.source) == ["a"])
     }
 
     @Test func subscriptions() {
         #expect(SignificantChangeService(id: "m", configuration: .init()).subscriptions == ["obs.fix."])
-        #expect(SignificantChangeService(id: "m", configuration: .init(sources: ["gps0", "phone"])).subscriptions
+        #expect(SignificantChangeService(id: "m", configuration: .with { $0.sources = ["gps0", "phone"] }).subscriptions
                 == ["obs.fix.gps0", "obs.fix.phone"])
         #expect(SignificantChangeService(id: "m", configuration: .init()).produces == ["location.significant.m"])
     }

@@ -57,7 +57,7 @@ import Testing
             try ConfigCheck.errors("services:\n  - type: example-speed-alert\n    id: a\n" + keys, plugins: plugins)
         }
         #expect(try errors("").isEmpty)
-        #expect(try errors("    limit: 0\n") == ["config.yaml:4:12: error: invalid value for 'limit' in example-speed-alert service 'a': limit must be above 0, found 0"])
+        #expect(try errors("    limit: 0\n") == ["config.yaml:4:12: error: invalid value for 'limit' in example-speed-alert service 'a': limit must be above 0 m/s, found 0"])
         #expect(try errors("    limit: 5\n    hysteresis: 5\n").first?.contains("hysteresis must be below the limit (5 m/s), found 5") == true)
         #expect(try errors("    limit: fast\n").first?.hasPrefix("config.yaml:4:12: error:") == true)
         #expect(ExampleSpeedAlertPlugin.factory.keys.map(\.name) == ["limit", "hysteresis", "sources"])

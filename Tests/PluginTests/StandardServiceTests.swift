@@ -23,7 +23,7 @@ private typealias S = LocationScene
         #expect(c.sources == [] && c.distanceFilter == 0 && c.minInterval == 0 && c.maxInterval == 0)
         #expect(c.maxHorizontalAccuracy == 100 && c.sourceTimeout == 10 && c.unavailableAfter == 10)
         #expect(c.stationaryTime == 60 && c.stationaryRadius == 5 && c.pauseWhenStationary == false)
-        // The memberwise defaults are the documented ones too.
+        // Defaults come from the declarations only: a configuration built in code has them too.
         let m = StandardConfiguration()
         #expect(m.maxHorizontalAccuracy == c.maxHorizontalAccuracy && m.stationaryTime == c.stationaryTime && m.sourceTimeout == c.sourceTimeout)
         // Every key is declared with its default, as the README and `locus plugins` show them.
@@ -60,7 +60,7 @@ private typealias S = LocationScene
         let all = StandardService(id: "here", configuration: .init())
         #expect(all.subscriptions == ["obs.fix.", "status.", "clock.tick"])
         #expect(all.produces == ["location.update.here", "location.paused.here", "location.resumed.here", "location.status.here"])
-        let two = StandardService(id: "here", configuration: .init(sources: ["gps1", "gps0"]))
+        let two = StandardService(id: "here", configuration: .with { $0.sources = ["gps1", "gps0"] })
         #expect(two.subscriptions == ["obs.fix.gps1", "obs.fix.gps0", "status.gps1", "status.gps0", "clock.tick"])
     }
 
@@ -89,32 +89,32 @@ private typealias S = LocationScene
     @Test func distanceFilterCountsFromTheLastPublishedLocation() throws {
         // Walking north 10 m per fix: with a 25 m filter, updates at 0, 30, 60 m.
         let fixes = (0...7).map { S.fix(at: Double($0), north: Double($0) * 10) }
-        let r = try run(.init(distanceFilter: 25), fixes)
+        let r = try run(.with { $0.distanceFilter = 25 }, fixes)
         #expect(updates(r).map(\.seconds) == [0, 3, 6])
         #expect(updates(try run(.init(), fixes)).count == 8, "0 publishes every fix")
     }
 
     @Test func minIntervalLimitsTheRate() throws {
         let fixes = (0...12).map { S.fix(at: Double($0), north: Double($0) * 10) }
-        #expect(updates(try run(.init(minInterval: 5), fixes)).map(\.seconds) == [0, 5, 10])
+        #expect(updates(try run(.with { $0.minInterval = 5 }, fixes)).map(\.seconds) == [0, 5, 10])
     }
 
     @Test func maxIntervalRepublishesWhileTheDistanceFilterHoldsBack() throws {
         // Standing still, a fix every 2 s: the distance filter alone would publish only the first.
         let fixes = (0...12).map { S.fix(at: Double($0 * 2), north: Double($0 % 2)) }
-        #expect(updates(try run(.init(distanceFilter: 100), fixes)).map(\.seconds) == [0])
-        #expect(updates(try run(.init(distanceFilter: 100, maxInterval: 10), fixes)).map(\.seconds) == [0, 10, 20])
+        #expect(updates(try run(.with { $0.distanceFilter = 100 }, fixes)).map(\.seconds) == [0])
+        #expect(updates(try run(.with { $0.distanceFilter = 100; $0.maxInterval = 10 }, fixes)).map(\.seconds) == [0, 10, 20])
     }
 
     @Test func accuracyLimitKeepsWorseFixesOut() throws {
         let fixes = [S.fix(at: 0, accuracy: 150), S.fix(at: 1, accuracy: nil), S.fix(at: 2, accuracy: 100), S.fix(at: 3, accuracy: 100.5)]
         #expect(updates(try run(.init(), fixes)).map(\.seconds) == [2])
-        #expect(updates(try run(.init(maxHorizontalAccuracy: 20), fixes)).isEmpty)
-        #expect(updates(try run(.init(maxHorizontalAccuracy: 0), fixes)).map(\.seconds) == [0, 1, 2, 3], "0 = no limit")
+        #expect(updates(try run(.with { $0.maxHorizontalAccuracy = 20 }, fixes)).isEmpty)
+        #expect(updates(try run(.with { $0.maxHorizontalAccuracy = 0 }, fixes)).map(\.seconds) == [0, 1, 2, 3], "0 = no limit")
     }
 
     @Test func onlyConfiguredSourcesAreUsed() throws {
-        let r = try run(.init(sources: ["gps0"]), [S.fix("gps01", at: 0), S.fix("gps0", at: 1), S.fix("phone", at: 2)])
+        let r = try run(.with { $0.sources = ["gps0"] }, [S.fix("gps01", at: 0), S.fix("gps0", at: 1), S.fix("phone", at: 2)])
         #expect(updates(r).map(\.event.source) == ["gps0"])
     }
 
@@ -146,7 +146,7 @@ private typealias S = LocationScene
     @Test func preferenceOrderBreaksAccuracyTies() throws {
         let fixes = [S.fix("gps0", at: 0), S.fix("gps1", at: 1, north: 2), S.fix("gps0", at: 2, north: 1), S.fix("gps1", at: 3, north: 2)]
         // gps1 preferred: gps0's equally accurate fix agrees with gps1 within its circle, so it is ignored.
-        let preferred = try run(.init(sources: ["gps1", "gps0"]), fixes)
+        let preferred = try run(.with { $0.sources = ["gps1", "gps0"] }, fixes)
         #expect(updates(preferred).map(\.event.source) == ["gps0", "gps1", "gps1"])
         // No preference: equally accurate newer fixes take turns.
         #expect(updates(try run(.init(), fixes)).map(\.event.source) == ["gps0", "gps1", "gps0", "gps1"])
@@ -156,7 +156,7 @@ private typealias S = LocationScene
         // gps0 (±3 m) stops after 5 s; gps1 (±10 m, within its circle of gps0) goes on.
         let gps0 = (0...5).map { S.fix("gps0", at: Double($0), accuracy: 3) }
         let gps1 = (0...30).map { S.fix("gps1", at: Double($0), north: 4, accuracy: 10) }
-        let r = try run(.init(sourceTimeout: 10), timeline(gps0, gps1, S.ticks(0, 30)))
+        let r = try run(.with { $0.sourceTimeout = 10 }, timeline(gps0, gps1, S.ticks(0, 30)))
         let sources = updates(r).map { "\($0.event.source)@\($0.seconds)" }
         #expect(sources.prefix(7) == ["gps0@0.0", "gps0@1.0", "gps0@2.0", "gps0@3.0", "gps0@4.0", "gps0@5.0", "gps1@15.0"])
         #expect(updates(r).filter { $0.event.source == "gps1" }.map(\.seconds) == Array(15...30).map(Double.init))
@@ -171,7 +171,7 @@ private typealias S = LocationScene
         // the timeout is for (and shows the previous test depends on it).
         let gps0 = (0...5).map { S.fix("gps0", at: Double($0), accuracy: 3) }
         let gps1 = (0...30).map { S.fix("gps1", at: Double($0), north: 4, accuracy: 10) }
-        let r = try run(.init(sourceTimeout: 100), timeline(gps0, gps1, S.ticks(0, 30)))
+        let r = try run(.with { $0.sourceTimeout = 100 }, timeline(gps0, gps1, S.ticks(0, 30)))
         #expect(updates(r).allSatisfy { $0.event.source == "gps0" })
     }
 
@@ -183,7 +183,7 @@ private typealias S = LocationScene
         var fixes = jitter.enumerated().map { S.fix(at: Double($0.offset * 10), north: $0.element) }
         fixes.append(S.fix(at: 70, north: 100))
         fixes.append(S.fix(at: 80, north: 101))
-        let r = try run(.init(stationaryTime: 30), fixes)
+        let r = try run(.with { $0.stationaryTime = 30 }, fixes)
         #expect(updates(r).map(\.event.isStationary) == [false, false, false, true, true, true, true, false, false])
         #expect(r.all(LocationPaused.self).isEmpty, "no pause unless configured")
     }
@@ -191,14 +191,14 @@ private typealias S = LocationScene
     @Test func smallClaimedAccuracyStillUsesTheStationaryRadius() throws {
         // ±0.5 m claimed, 3 m of jitter: the 5 m minimum radius keeps the device stationary.
         let fixes = (0...4).map { S.fix(at: Double($0 * 10), north: $0 % 2 == 0 ? 0 : 3, accuracy: 0.5) }
-        #expect(updates(try run(.init(stationaryTime: 30), fixes)).map(\.event.isStationary) == [false, false, false, true, true])
-        #expect(updates(try run(.init(stationaryTime: 30, stationaryRadius: 1), fixes)).map(\.event.isStationary).allSatisfy { !$0 })
+        #expect(updates(try run(.with { $0.stationaryTime = 30 }, fixes)).map(\.event.isStationary) == [false, false, false, true, true])
+        #expect(updates(try run(.with { $0.stationaryTime = 30; $0.stationaryRadius = 1 }, fixes)).map(\.event.isStationary).allSatisfy { !$0 })
     }
 
     @Test func pausesWhileStationaryAndResumesOnMovement() throws {
         let fixes = [0, 10, 20, 30, 40, 50].map { S.fix(at: Double($0), north: Double($0 % 20) / 10) }
             + [S.fix(at: 60, north: 100), S.fix(at: 70, north: 150)]
-        let r = try run(.init(stationaryTime: 30, pauseWhenStationary: true), fixes)
+        let r = try run(.with { $0.stationaryTime = 30; $0.pauseWhenStationary = true }, fixes)
         #expect(r.events.map { "\($0.topic.split(separator: ".")[1])@\(Int($0.seconds))" }
                 == ["update@0", "update@10", "update@20", "update@30", "paused@30", "resumed@60", "update@60", "update@70"])
         let paused = try #require(r.all(LocationPaused.self).first?.event)
@@ -212,7 +212,7 @@ private typealias S = LocationScene
     // MARK: diagnostics
 
     @Test func locationUnavailableIsPublishedOnceAndClearedByTheNextFix() throws {
-        let r = try run(.init(unavailableAfter: 10), timeline([S.fix(at: 0)], S.ticks(0, 30), [S.fix(at: 31)]))
+        let r = try run(.with { $0.unavailableAfter = 10 }, timeline([S.fix(at: 0)], S.ticks(0, 30), [S.fix(at: 31)]))
         #expect(r.events.map { "\($0.topic)@\(Int($0.seconds))" } == [
             "location.update.here@0", "location.status.here@10", "location.status.here@10",
             "location.status.here@31", "location.status.here@31", "location.update.here@31",
@@ -225,13 +225,13 @@ private typealias S = LocationScene
     }
 
     @Test func unavailableFromTheStartWhenNoFixComes() throws {
-        let r = try run(.init(unavailableAfter: 5), S.ticks(100, 120))
+        let r = try run(.with { $0.unavailableAfter = 5 }, S.ticks(100, 120))
         #expect(statuses(r).map { "\($0.event.condition.rawValue)@\(Int($0.seconds))" } == ["location_unavailable@105"])
     }
 
     @Test func accuracyLimitedWhenOnlyInaccurateFixesArrive() throws {
         let bad = (1...20).map { S.fix("phone", at: Double($0), accuracy: 500) }
-        let r = try run(.init(sourceTimeout: 60, unavailableAfter: 10),
+        let r = try run(.with { $0.sourceTimeout = 60; $0.unavailableAfter = 10 },
                         timeline([S.fix("gps0", at: 0)], bad, S.ticks(0, 25), [S.fix("gps0", at: 26)]))
         #expect(statuses(r).map { "\($0.event.condition.rawValue) \($0.event.active)@\(Int($0.seconds))" } == [
             "location_unavailable true@10", "accuracy_limited true@10",
@@ -244,7 +244,7 @@ private typealias S = LocationScene
 
     @Test func accuracyLimitedClearsWhenTheInaccurateFixesStopToo() throws {
         let bad = (1...5).map { S.fix("phone", at: Double($0), accuracy: nil) }
-        let r = try run(.init(sourceTimeout: 60, unavailableAfter: 10), timeline([S.fix("gps0", at: 0)], bad, S.ticks(0, 20)))
+        let r = try run(.with { $0.sourceTimeout = 60; $0.unavailableAfter = 10 }, timeline([S.fix("gps0", at: 0)], bad, S.ticks(0, 20)))
         #expect(statuses(r).map { "\($0.event.condition.rawValue) \($0.event.active)@\(Int($0.seconds))" } == [
             "location_unavailable true@10", "accuracy_limited true@10", "accuracy_limited false@15",
         ])
@@ -267,7 +267,7 @@ private typealias S = LocationScene
 
     @Test func configuredSourceReportedDownBeforeAnyFix() throws {
         // The status arrives before any event time: it waits for the first tick.
-        let r = try run(.init(sources: ["gps0", "gps1"]), [
+        let r = try run(.with { $0.sources = ["gps0", "gps1"] }, [
             S.status("gps1", .noData), S.tick(at: 1), S.status("gps1", .connected), S.tick(at: 2),
         ])
         #expect(statuses(r).map { "\($0.event.active) \($0.event.source ?? "-")@\(Int($0.seconds)) \($0.event.reason)" }

@@ -141,7 +141,7 @@ import Testing
     }
 
     @Test func inaccurateFixesAreIgnored() {
-        var run = VisitsScenario(configuration: VisitsConfiguration(maxAccuracy: 50))
+        var run = VisitsScenario(configuration: VisitsConfiguration.with { $0.maxAccuracy = 50 })
         for t in stride(from: 0.0, through: 600, by: 10) { run.fix(run.point(0), at: t, accuracy: 80) }
         #expect(run.events.isEmpty)
         // Fixes without an accuracy are used.
@@ -151,7 +151,7 @@ import Testing
     }
 
     @Test func sourcesHaveTheirOwnVisits() {
-        var run = VisitsScenario(configuration: VisitsConfiguration(sources: ["gps1"]))
+        var run = VisitsScenario(configuration: VisitsConfiguration.with { $0.sources = ["gps1"] })
         #expect(run.service.subscriptions == ["obs.fix.gps1", "clock.tick"])
         for t in stride(from: 0.0, through: 400, by: 10) {
             run.fix(run.point(0), at: t, source: "gps1")
@@ -214,14 +214,12 @@ import Testing
     }
 
     @Test func defaults() throws {
-        #expect(try decode("{}") == VisitsConfiguration(radius: 100, minStay: 300, maxGap: 43_200,
-                                                        departureConfirmation: 120, maxAccuracy: 100, sources: []))
+        #expect(try decode("{}") == VisitsConfiguration.with { $0.radius = 100; $0.minStay = 300; $0.maxGap = 43_200; $0.departureConfirmation = 120; $0.maxAccuracy = 100; $0.sources = [] })
     }
 
     @Test func everyKey() throws {
         let c = try decode(#"{"radius": 150, "min_stay": 600, "max_gap": 3600, "departure_confirmation": 0, "max_accuracy": 30, "sources": ["gps0", "phone_1"]}"#)
-        #expect(c == VisitsConfiguration(radius: 150, minStay: 600, maxGap: 3600, departureConfirmation: 0,
-                                         maxAccuracy: 30, sources: ["gps0", "phone_1"]))
+        #expect(c == VisitsConfiguration.with { $0.radius = 150; $0.minStay = 600; $0.maxGap = 3600; $0.departureConfirmation = 0; $0.maxAccuracy = 30; $0.sources = ["gps0", "phone_1"] })
         #expect(VisitsConfiguration.keys.map(\.name) == ["radius", "min_stay", "max_gap", "departure_confirmation", "max_accuracy", "sources"])
     }
 

@@ -2,32 +2,16 @@ import Foundation
 import LocusCore
 
 /// Options of the `console` sink.
-public struct ConsoleConfiguration: PluginConfiguration {
-    public enum Format: String, Sendable { case text, json }
-    public var topics: [String]
-    public var format: Format
+public struct ConsoleConfiguration: DeclaredConfiguration {
+    public enum Format: String, Sendable, CaseIterable, SettingValue { case text, json }
 
-    public static let keys: [ConfigKey] = [
-        ConfigKey("topics", "list of strings", default: "[\"\"]", "Topic prefixes to print; \"\" prints everything."),
-        ConfigKey("format", "text | json", default: "text", "text: one readable line per event; json: recording-format JSON lines."),
-    ]
+    @Setting("topics", "Topic prefixes to print; \"\" prints everything.")
+    public var topics: [String] = [""]
 
-    enum CodingKeys: String, CodingKey { case topics, format }
+    @Setting("format", "text: one readable line per event; json: recording-format JSON lines.")
+    public var format: Format = .text
 
-    public init(topics: [String] = [""], format: Format = .text) {
-        self.topics = topics
-        self.format = format
-    }
-
-    public init(from decoder: any Decoder) throws {
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        topics = try c.decodeIfPresent([String].self, forKey: .topics) ?? [""]
-        let f = try c.decodeIfPresent(String.self, forKey: .format) ?? "text"
-        guard let format = Format(rawValue: f) else {
-            throw ConfigValueError(key: "format", "format must be text or json, found '\(f)'")
-        }
-        self.format = format
-    }
+    public init() {}
 }
 
 /// Prints events to standard output, one line each.

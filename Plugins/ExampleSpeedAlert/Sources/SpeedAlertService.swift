@@ -4,7 +4,7 @@ import LocusCore
 /// name, doc line, default (the initial value) and check; decoding, `locus plugins` and the
 /// README check read these declarations.
 public struct SpeedAlertConfiguration: DeclaredConfiguration {
-    @Setting("limit", "Speed limit in m/s (13.9 m/s = 50 km/h).", check: .above(0))
+    @Setting("limit", "Speed limit in m/s (13.9 m/s = 50 km/h).", check: .above(0, unit: "m/s"))
     public var limit: Double = 13.9
 
     @Setting("hysteresis", "m/s below the limit the speed must fall before `under` is published, so noise near the limit does not flap.",

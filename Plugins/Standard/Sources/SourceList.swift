@@ -17,17 +17,4 @@ struct SourceList: Sendable {
 
     /// Lower is preferred; every source ranks 0 when the list is empty.
     func preference(of source: String) -> Int { rank[source] ?? 0 }
-
-    /// Throws a `ConfigValueError` at `key` for an id that cannot be a topic segment or is listed twice.
-    static func validate(_ sources: [String], key: String) throws {
-        var seen: Set<String> = []
-        for s in sources {
-            guard Topic.isValidSegment(s) else {
-                throw ConfigValueError(key: key, "source '\(s)' is not a valid source id (1 to 64 of a-z, 0-9, '_', '-')")
-            }
-            guard seen.insert(s).inserted else {
-                throw ConfigValueError(key: key, "source '\(s)' is listed twice")
-            }
-        }
-    }
 }

@@ -7,15 +7,20 @@ public struct SettingCheck<Value>: Sendable {
 }
 
 extension SettingCheck where Value == Double {
-    public static func above(_ bound: Double) -> Self {
-        Self { $0.isFinite && $0 > bound ? nil : "must be above \(bound.settingText), found \($0.settingText)" }
+    /// `unit` ("m/s", "seconds") follows the bound in the message.
+    public static func above(_ bound: Double, unit: String? = nil) -> Self {
+        Self { $0.isFinite && $0 > bound ? nil : "must be above \(bound.settingText)\(unitText(unit)), found \($0.settingText)" }
     }
-    public static func atLeast(_ bound: Double) -> Self {
-        Self { $0.isFinite && $0 >= bound ? nil : "must be at least \(bound.settingText), found \($0.settingText)" }
+    public static func atLeast(_ bound: Double, unit: String? = nil) -> Self {
+        Self { $0.isFinite && $0 >= bound ? nil : "must be at least \(bound.settingText)\(unitText(unit)), found \($0.settingText)" }
     }
-    public static func within(_ range: ClosedRange<Double>) -> Self {
-        Self { range.contains($0) ? nil : "must be between \(range.lowerBound.settingText) and \(range.upperBound.settingText), found \($0.settingText)" }
+    public static func within(_ range: ClosedRange<Double>, unit: String? = nil) -> Self {
+        Self {
+            range.contains($0) ? nil
+                : "must be between \(range.lowerBound.settingText) and \(range.upperBound.settingText)\(unitText(unit)), found \($0.settingText)"
+        }
     }
+    private static func unitText(_ unit: String?) -> String { unit.map { " " + $0 } ?? "" }
 }
 
 extension SettingCheck where Value == Int {
@@ -26,11 +31,29 @@ extension SettingCheck where Value == Int {
     }
 }
 
+extension SettingCheck where Value == String {
+    public static var notEmpty: Self { Self { $0.isEmpty ? "must not be empty" : nil } }
+}
+
 extension SettingCheck where Value == [String] {
-    /// Every element is a topic prefix (`Topic.isValidPrefix`).
-    public static var topicPrefixes: Self {
+    /// Every element is a topic prefix (`Topic.isValidPrefix`); `allowEmpty: false` also
+    /// refuses "" (everything).
+    public static func topicPrefixes(allowEmpty: Bool = true) -> Self {
         Self { list in
-            list.first { !Topic.isValidPrefix($0) }.map { "'\($0)' is not a topic prefix: lower-case segments of a-z 0-9 _ - joined by dots" }
+            list.first { !Topic.isValidPrefix($0) || (!allowEmpty && $0.isEmpty) }
+                .map { "contains '\($0)', which is not a topic prefix: lower-case segments of a-z 0-9 _ - joined by dots" }
+        }
+    }
+
+    /// Every element is a source id (one topic segment: `Topic.isValidSegment`), none twice.
+    public static var sourceIds: Self {
+        Self { list in
+            var seen: Set<String> = []
+            for s in list {
+                guard Topic.isValidSegment(s) else { return "contains '\(s)', which is not a source id (1 to 64 of a-z, 0-9, '_', '-')" }
+                guard seen.insert(s).inserted else { return "lists '\(s)' twice" }
+            }
+            return nil
         }
     }
 }

@@ -81,6 +81,13 @@ private struct SettingElement<Value: SettingValue>: Decodable {
     }
 }
 
+extension Dictionary: SettingValue where Key == String, Value: SettingValue & Decodable {
+    public static var settingType: String { "map of " + [Value].settingType.dropFirst("list of ".count) }
+    public var settingText: String {
+        "{" + sorted { $0.key < $1.key }.map { "\($0.key): \($0.value.settingText)" }.joined(separator: ", ") + "}"
+    }
+}
+
 extension Optional: SettingValue where Wrapped: SettingValue {
     public static var settingType: String { Wrapped.settingType }
 

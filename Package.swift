@@ -1,22 +1,27 @@
 // swift-tools-version:6.0
+import Foundation
 import PackageDescription
 
-/// One entry per plugin folder under Plugins/. Keep in step with Sources/LocusPlugins/BuiltinPlugins.swift.
-let pluginTargets: [(name: String, folder: String, extra: [Target.Dependency])] = [
-    ("LocusReplay", "Replay", ["LocusFormats"]),
-    ("LocusConsoleSink", "Console", []),
-    ("LocusFileSink", "File", []),
-    ("LocusExec", "Exec", ["CProcessControl"]),
-    ("LocusExampleSpeedAlert", "ExampleSpeedAlert", []),
-    ("LocusGpsdSource", "Gpsd", ["LocusFormats"]),
-    ("LocusNMEASerialSource", "NMEASerial", ["LocusNMEA"]),
-    ("LocusStandardService", "Standard", []),
-    ("LocusSignificantChangeService", "SignificantChange", []),
-    ("LocusVisitsService", "Visits", []),
-    ("LocusRegionService", "Region", ["LocusRegions", "LocusStore"]),
-    ("LocusBLESource", "BLE", ["LocusBLE", "CSDBus"]),
-    ("LocusBeaconService", "Beacon", ["LocusBLE", "LocusStore"]),
-]
+/// One target per folder under Plugins/, read from its `plugin.json`: the plugin type, the Swift
+/// module it builds and what that module needs besides LocusCore and Logging. Adding a built-in
+/// plugin is its folder plus its factory in Sources/LocusPlugins/BuiltinPlugins.swift (a test
+/// names a folder that is missing there).
+struct PluginManifest: Decodable {
+    var type: String
+    var module: String
+    var dependencies: [String]
+}
+
+let pluginsDirectory = URL(fileURLWithPath: Context.packageDirectory).appendingPathComponent("Plugins")
+let pluginTargets: [(name: String, folder: String, extra: [Target.Dependency])] =
+    ((try? FileManager.default.contentsOfDirectory(atPath: pluginsDirectory.path)) ?? []).sorted().compactMap { folder in
+        let file = pluginsDirectory.appendingPathComponent(folder).appendingPathComponent("plugin.json")
+        guard let data = try? Data(contentsOf: file) else { return nil }
+        guard let manifest = try? JSONDecoder().decode(PluginManifest.self, from: data) else {
+            fatalError("Plugins/\(folder)/plugin.json: expected {\"type\": …, \"module\": …, \"dependencies\": [...]}")
+        }
+        return (manifest.module, folder, manifest.dependencies.map { .target(name: $0) })
+    }
 
 let package = Package(
     name: "Locus",

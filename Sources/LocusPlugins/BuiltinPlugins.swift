@@ -14,7 +14,8 @@ import LocusStandardService
 import LocusVisitsService
 
 /// Every plugin type built into Locus: the one list the runtime and `locus plugins` read.
-/// A new plugin folder under `Plugins/` is added here (a test checks that none is missing).
+/// A new plugin folder under `Plugins/` (with its `plugin.json`, from which Package.swift makes
+/// its target) is added here: its import and its factory. A test names a folder missing here.
 public enum BuiltinPlugins {
     public static let all: [PluginFactory] = [
         ReplayPlugin.factory,
@@ -30,23 +31,6 @@ public enum BuiltinPlugins {
         ExampleSpeedAlertPlugin.factory,
         ConsolePlugin.factory,
         FileSinkPlugin.factory,
-    ]
-
-    /// Plugin folder → factory type, for the completeness test.
-    public static let folders: [String: String] = [
-        "Replay": "replay",
-        "Gpsd": "gpsd",
-        "NMEASerial": "nmea-serial",
-        "BLE": "ble",
-        "Exec": "exec",
-        "Standard": "standard",
-        "SignificantChange": "significant-change",
-        "Visits": "visits",
-        "Region": "region",
-        "Beacon": "beacon",
-        "ExampleSpeedAlert": "example-speed-alert",
-        "Console": "console",
-        "File": "file",
     ]
 
     /// Core event types plus those the built-in plugins define.

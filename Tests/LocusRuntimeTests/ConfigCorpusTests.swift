@@ -133,6 +133,18 @@ struct ConfigCorpusTests {
         #expect(field(c.plugins[2].instance, "configuration", "format").map { "\($0)" } == "json")
     }
 
+    /// The hub's keys are declared once (HubBlock); docs/protocol.md's hub table documents each.
+    @Test("every hub key is in the protocol doc's hub table")
+    func hubKeysAreDocumented() throws {
+        let doc = try String(contentsOfFile: ConfigFixtures.validDirectory.path + "/../../../../../docs/protocol.md", encoding: .utf8)
+        let table = doc.components(separatedBy: "| key | default | meaning |").dropFirst().first ?? ""
+        let rows = table.components(separatedBy: "\n\n").first ?? ""
+        #expect(HubBlock.keys.count == 14)
+        for key in HubBlock.keys {
+            #expect(rows.contains("`\(key.name)`"), "docs/protocol.md's hub table has no row for \(key.name)")
+        }
+    }
+
     @Test("defaults and $$ in a valid config")
     func environmentDefaults() throws {
         let path = ConfigFixtures.validDirectory.appendingPathComponent("04-env-defaults.yaml").path

@@ -88,12 +88,12 @@ struct ConfigLoaderTests {
               external_topics: obs.
               control: [ a ]
             """) == [
-            "2:22: 'hub.max_message_bytes' must be between 1024 (1 KiB) and 67108864 (64 MiB), found 64",
-            "3:20: 'hub.high_water_mark' must be 0 (unlimited) or more, found -1",
-            "4:18: 'hub.tick_interval' must be between 0.01 and 3600 seconds, found .nan",
-            "5:12: 'hub.publish' needs at least one endpoint; expected a list of endpoints such as [\"ipc:///run/locus/publish.sock\", \"tcp://127.0.0.1:5556\"]",
-            "6:20: expected a list of topic prefixes such as [\"region.\"] for 'hub.external_topics', found 'obs.'",
-            "7:12: expected an endpoint string such as ipc:///run/locus/control.sock for 'hub.control', found a list",
+            "2:22: invalid value for 'max_message_bytes' in hub: max_message_bytes must be between 1024 (1 KiB) and 67108864 (64 MiB), found 64",
+            "3:20: invalid value for 'high_water_mark' in hub: high_water_mark must be 0 (unlimited) or more, found -1",
+            "4:18: invalid value for 'tick_interval' in hub: tick_interval must be between 0.01 and 3600 seconds, found nan",
+            "5:12: invalid value for 'publish' in hub: publish needs at least one endpoint, such as ipc:///run/locus/publish.sock or tcp://127.0.0.1:5556",
+            "6:20: expected a list for 'external_topics' in hub, found 'obs.' (external_topics: list of strings)",
+            "7:12: expected a single value for 'control' in hub, found a list (control: endpoint)",
         ])
     }
 
@@ -296,7 +296,7 @@ struct ConfigLoaderTests {
             "5:11: unknown plugin type 'consol' in 'sinks'; available sink types: exec, console, file (did you mean 'console'?)",
             "9:9: duplicate id 'out'; the console sink 'out' at line 2 already uses it (ids must be unique across sources, services and sinks)",
             "11:5: missing 'type' in source entry; expected one of the source types: replay, exec",
-            "13:12: invalid endpoint for 'hub.control': missing port in 'tcp://host'; expected tcp://host:port with host '*', an IP address or a name, and port 1-65535",
+            "13:12: invalid value for 'control' in hub: missing port in 'tcp://host'; expected tcp://host:port with host '*', an IP address or a name, and port 1-65535",
         ])
     }
 

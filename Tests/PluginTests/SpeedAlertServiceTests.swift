@@ -60,6 +60,8 @@ import Testing
         #expect(try errors("    limit: 0\n") == ["config.yaml:4:12: error: invalid value for 'limit' in example-speed-alert service 'a': limit must be above 0 m/s, found 0"])
         #expect(try errors("    limit: 5\n    hysteresis: 5\n").first?.contains("hysteresis must be below the limit (5 m/s), found 5") == true)
         #expect(try errors("    limit: fast\n").first?.hasPrefix("config.yaml:4:12: error:") == true)
+        // Every refused key is reported, not only the first.
+        #expect(try errors("    limit: -1\n    sources: 5\n").count == 2)
         #expect(ExampleSpeedAlertPlugin.factory.keys.map(\.name) == ["limit", "hysteresis", "sources"])
         #expect(ExampleSpeedAlertPlugin.factory.keys.map { $0.defaultValue ?? "required" } == ["13.9", "1", "[]"])
     }

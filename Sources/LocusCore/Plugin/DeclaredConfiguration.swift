@@ -15,10 +15,17 @@ extension DeclaredConfiguration {
 
     public static var keys: [ConfigKey] { DeclaredSettings.of(Self()).map(\.configKey) }
 
+    /// Decodes every setting; all refused keys are reported, not just the first (one error as
+    /// thrown, several as `SettingErrors`). `validate()` runs when every key was accepted.
     public init(from decoder: any Decoder) throws {
         self.init()
         let container = try decoder.container(keyedBy: SettingKey.self)
-        for setting in DeclaredSettings.of(self) { try setting.decode(from: container) }
+        var errors: [any Error] = []
+        for setting in DeclaredSettings.of(self) {
+            do { try setting.decode(from: container) } catch { errors.append(error) }
+        }
+        if errors.count == 1 { throw errors[0] }
+        if errors.count > 1 { throw SettingErrors(errors: errors) }
         try validate()
     }
 
@@ -29,6 +36,12 @@ extension DeclaredConfiguration {
         edit(&c)
         return c
     }
+}
+
+/// Several keys of one configuration refused, each error as decoding it threw it.
+public struct SettingErrors: Error, @unchecked Sendable {
+    public var errors: [any Error]
+    public init(errors: [any Error]) { self.errors = errors }
 }
 
 enum DeclaredSettings {

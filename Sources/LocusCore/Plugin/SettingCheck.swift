@@ -24,6 +24,17 @@ extension SettingCheck where Value == Double {
 }
 
 extension SettingCheck where Value == Int {
+    /// A size in bytes within `range`; the message gives the bounds in KiB/MiB/GiB too.
+    public static func bytes(_ range: ClosedRange<Int>) -> Self {
+        @Sendable func human(_ n: Int) -> String {
+            for (unit, size) in [("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)] where n >= size && n % size == 0 {
+                return "\(n) (\(n / size) \(unit))"
+            }
+            return "\(n)"
+        }
+        return Self { range.contains($0) ? nil : "must be between \(human(range.lowerBound)) and \(human(range.upperBound)), found \($0)" }
+    }
+
     public static func above(_ bound: Int) -> Self { Self { $0 > bound ? nil : "must be above \(bound), found \($0)" } }
     public static func atLeast(_ bound: Int) -> Self { Self { $0 >= bound ? nil : "must be at least \(bound), found \($0)" } }
     public static func within(_ range: ClosedRange<Int>) -> Self {

@@ -104,7 +104,7 @@ public struct ConfigLoader: Sendable {
 /// The state of one `load`: collects errors as it walks the document.
 final class ConfigLoadSession {
     static let sectionNames = ["hub", "log", "sources", "services", "sinks"]
-    static let hubKeys = ["ingest", "publish", "control", "max_message_bytes", "high_water_mark", "tick_interval", "external_topics", "validate_payloads", "state_directory", "control_max_request_bytes", "max_subscriptions_per_client", "max_subscriptions", "max_subscription_bytes_per_client", "max_subscription_bytes"]
+    static let hubKeys = HubBlock.keys.map(\.name)
     static let logKeys = ["level"]
     static let entryKeys = ["type", "id", "enabled"]
     /// Produced by the runtime itself whatever the config says.
@@ -254,13 +254,16 @@ final class ConfigLoadSession {
 
     // MARK: - hub and log
 
+    /// The `hub:` block through the same declared-settings decoding as plugins' keys
+    /// (`HubBlock`): unknown keys and unset variables reported here, every refused value with
+    /// its position.
     private func parseHub(_ raw: Node, defaults: HubSettings) -> HubSettings {
-        var hub = defaults
-        if raw.isNull { return hub }
+        if raw.isNull { return defaults }
         guard case .mapping(let m) = raw else {
             report(raw, "'hub' must be a mapping of settings (\(Self.hubKeys.joined(separator: ", "))), found \(raw.foundDescription)")
-            return hub
+            return defaults
         }
+        var known: [(Node, Node)] = []
         for pair in ConfigYAML.pairs(m) {
             guard let name = keyName(pair.key, in: "hub") else { continue }
             guard Self.hubKeys.contains(name) else {
@@ -269,106 +272,16 @@ final class ConfigLoadSession {
             }
             let (value, ok) = substitute(pair.value, path: "hub.\(name)")
             guard ok else { continue }
-            switch name {
-            case "ingest": if let list = endpointList(value, key: name) { hub.ingest = list }
-            case "publish": if let list = endpointList(value, key: name) { hub.publish = list }
-            case "control":
-                if let s = string(value, key: "hub.control", expected: "an endpoint string such as ipc:///run/locus/control.sock") {
-                    if let problem = ConfigEndpoint.problem(s) { report(value, "invalid endpoint for 'hub.control': \(problem)") } else { hub.control = s }
-                }
-            case "max_message_bytes":
-                if let n = integer(value, key: "hub.max_message_bytes") {
-                    let r = HubSettings.maxMessageBytesRange
-                    if r.contains(n) { hub.maxMessageBytes = n } else {
-                        report(value, "'hub.max_message_bytes' must be between \(r.lowerBound) (1 KiB) and \(r.upperBound) (64 MiB), found \(n)")
-                    }
-                }
-            case "max_subscriptions_per_client", "max_subscriptions":
-                if let n = integer(value, key: "hub.\(name)") {
-                    if (1...10_000_000).contains(n) {
-                        if name == "max_subscriptions" { hub.subscriptionLimits.total = n } else { hub.subscriptionLimits.perClient = n }
-                    } else {
-                        report(value, "'hub.\(name)' must be between 1 and 10000000, found \(n)")
-                    }
-                }
-            case "max_subscription_bytes_per_client", "max_subscription_bytes":
-                if let n = integer(value, key: "hub.\(name)") {
-                    // At least one subscription of the longest topic (255 bytes and a dot).
-                    if (256...1_073_741_824).contains(n) {
-                        if name == "max_subscription_bytes" { hub.subscriptionLimits.totalBytes = n } else { hub.subscriptionLimits.perClientBytes = n }
-                    } else {
-                        report(value, "'hub.\(name)' must be between 256 and 1073741824 (1 GiB), found \(n)")
-                    }
-                }
-            case "control_max_request_bytes":
-                if let n = integer(value, key: "hub.control_max_request_bytes") {
-                    let r = HubSettings.controlMaxRequestBytesRange
-                    if r.contains(n) { hub.controlMaxRequestBytes = n } else {
-                        report(value, "'hub.control_max_request_bytes' must be between \(r.lowerBound) (1 KiB) and \(r.upperBound) (64 MiB), found \(n)")
-                    }
-                }
-            case "high_water_mark":
-                if let n = integer(value, key: "hub.high_water_mark") {
-                    if n >= 0 { hub.highWaterMark = n } else {
-                        report(value, "'hub.high_water_mark' must be 0 (unlimited) or more, found \(n)")
-                    }
-                }
-            case "tick_interval":
-                if let x = number(value, key: "hub.tick_interval") {
-                    let r = HubSettings.tickIntervalRange
-                    if x.isFinite, r.contains(x) { hub.tickInterval = x } else {
-                        report(value, "'hub.tick_interval' must be between \(r.lowerBound) and \(Int(r.upperBound)) seconds, found \(value.stringValue ?? "\(x)")")
-                    }
-                }
-            case "state_directory":
-                if let text = string(value, key: "hub.state_directory", expected: "a directory path such as /var/lib/locus") {
-                    if text.isEmpty { report(value, "'hub.state_directory' must not be empty") } else {
-                        hub.stateDirectory = text.hasPrefix("/") ? text : directory + "/" + text
-                    }
-                }
-            case "validate_payloads":
-                if case .scalar(let text) = value, !value.isNull, let b = Bool.construct(from: text) { hub.validatePayloads = b } else {
-                    report(value, "expected true or false for 'hub.validate_payloads', found \(value.foundDescription)")
-                }
-            case "external_topics":
-                if let list = stringList(value, key: "hub.external_topics", expected: "a list of topic prefixes such as [\"region.\"]") {
-                    var good: [String] = []
-                    for (item, text) in list {
-                        if Topic.isValidPrefix(text) { good.append(text) } else {
-                            report(item, "'\(text)' in 'hub.external_topics' is not a topic prefix; expected lower-case segments of a-z, 0-9, '_' and '-' joined by dots, e.g. 'region.' or 'obs.fix.phone'")
-                        }
-                    }
-                    hub.externalTopics = good
-                }
-            default:
-                break
-            }
+            known.append((pair.key, value))
         }
-        return hub
-    }
-
-    private func endpointList(_ value: Node, key: String) -> [String]? {
-        let expected = "a list of endpoints such as [\"ipc:///run/locus/\(key).sock\", \"tcp://127.0.0.1:5556\"]"
-        let items: [(Node, String)]
-        if case .scalar = value, let s = value.stringValue {
-            items = [(value, s)]
-        } else if let list = stringList(value, key: "hub.\(key)", expected: expected) {
-            items = list
-        } else {
-            return nil
+        let node = Node.mapping(Node.Mapping(known, m.tag, m.style, m.mark))
+        do {
+            return try YAMLDecoder().decode(HubBlock.self, from: node).applied(to: defaults, directory: directory)
+        } catch {
+            errors += PluginBuildErrors.configErrors(error, root: node, entry: raw.position, subject: "hub",
+                                                     keys: HubBlock.keys, file: file).errors
+            return defaults
         }
-        guard !items.isEmpty else {
-            report(value, "'hub.\(key)' needs at least one endpoint; expected \(expected)")
-            return nil
-        }
-        var ok = true
-        for (node, endpoint) in items {
-            if let problem = ConfigEndpoint.problem(endpoint) {
-                report(node, "invalid endpoint in 'hub.\(key)': \(problem)")
-                ok = false
-            }
-        }
-        return ok ? items.map(\.1) : nil
     }
 
     private func parseLog(_ raw: Node) -> Logger.Level? {
@@ -593,8 +506,8 @@ final class ConfigLoadSession {
         let builder = PluginBuilder(factory: factory, node: node, setup: setup, subject: subject,
                                     entryPosition: entryPosition, file: file)
         switch builder.build() {
-        case .failure(let error):
-            errors.append(error)
+        case .failure(let failure):
+            errors += failure.errors
             return .failed
         case .success(let instance):
             // A source instance stands for "a task of its own" (an outside process under `exec`)

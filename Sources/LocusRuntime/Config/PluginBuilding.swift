@@ -14,15 +14,15 @@ struct PluginBuilder {
     var entryPosition: SourcePosition
     var file: String
 
-    func build() -> Result<PluginInstance, ConfigError> {
+    /// The instance, or every problem with the plugin's keys (all refused keys, not only the first).
+    func build() -> Result<PluginInstance, ConfigErrors> {
         let request = BuildRequest(factory: factory, setup: setup)
         do {
             let built = try YAMLDecoder().decode(BuildTrampoline.self, from: node, userInfo: [BuildTrampoline.key: request])
             return .success(built.instance)
         } catch {
-            let (position, message) = PluginBuildErrors.describe(error, root: node, entry: entryPosition,
-                                                                 subject: subject, keys: factory.keys)
-            return .failure(ConfigError(file: file, line: position.line, column: position.column, message: message))
+            return .failure(PluginBuildErrors.configErrors(error, root: node, entry: entryPosition, subject: subject,
+                                                           keys: factory.keys, file: file))
         }
     }
 
@@ -30,7 +30,7 @@ struct PluginBuilder {
     func rebuild() throws -> PluginInstance {
         switch build() {
         case .success(let instance): return instance
-        case .failure(let error): throw ConfigErrors(errors: [error])
+        case .failure(let errors): throw errors
         }
     }
 }
@@ -60,6 +60,16 @@ private struct BuildTrampoline: Decodable {
 }
 
 enum PluginBuildErrors {
+    /// Every error in `error` (several for `SettingErrors`) as positioned config errors.
+    static func configErrors(_ error: any Error, root: Node, entry: SourcePosition, subject: String,
+                             keys: [ConfigKey], file: String) -> ConfigErrors {
+        let all = (error as? SettingErrors)?.errors ?? [error]
+        return ConfigErrors(errors: all.map { e in
+            let (position, message) = describe(e, root: root, entry: entry, subject: subject, keys: keys)
+            return ConfigError(file: file, line: position.line, column: position.column, message: message)
+        })
+    }
+
     /// Position and message for an error thrown while decoding a plugin's config or building it.
     static func describe(_ error: any Error, root: Node, entry: SourcePosition, subject: String,
                          keys: [ConfigKey]) -> (SourcePosition, String) {
@@ -75,12 +85,14 @@ enum PluginBuildErrors {
 
         switch error {
         case let e as ConfigValueError:
+            // `key` is a dotted path; a numeric part is a list index (`publish.1`: `publish[1]`).
             let path = e.key.split(separator: ".").map { PathKey(stringValue: String($0)) }
             let node = ConfigYAML.node(at: path, in: root)
+            let name = ConfigYAML.pathDescription(path)
             if node == root || e.key.isEmpty {
-                return (entry, "invalid value for '\(e.key)' in \(subject): \(e.message)")
+                return (entry, "invalid value for '\(name)' in \(subject): \(e.message)")
             }
-            return (at(node), "invalid value for '\(e.key)' in \(subject): \(e.message)")
+            return (at(node), "invalid value for '\(name)' in \(subject): \(e.message)")
 
         case DecodingError.typeMismatch(let type, let context):
             let node = ConfigYAML.node(at: context.codingPath, in: root)
@@ -148,7 +160,7 @@ enum PluginBuildErrors {
 /// A coding key for a path given as text (`ConfigValueError.key`).
 private struct PathKey: CodingKey {
     var stringValue: String
-    var intValue: Int? { nil }
+    var intValue: Int? { Int(stringValue) }
     init(stringValue: String) { self.stringValue = stringValue }
     init?(intValue: Int) { nil }
 }

@@ -1,0 +1,118 @@
+import LocusBus
+import LocusCore
+
+/// The `hub:` section as written, each key declared once (the same `@Setting` mechanism as
+/// plugins' keys). `ConfigLoader` decodes it and resolves it into `HubSettings`: endpoints and
+/// the state directory left out come from the environment, a relative state directory is
+/// taken from the config file's directory.
+struct HubBlock: DeclaredConfiguration {
+    @Setting("ingest", "Endpoints the hub's XSUB binds (one or a list); publishers connect here. A list replaces the default, so include the ipc endpoint to keep it.",
+             default: "ipc://<runtime dir>/ingest.sock")
+    var ingest: EndpointList? = nil
+
+    @Setting("publish", "Endpoints the hub's XPUB binds (one or a list); subscribers connect here. A list replaces the default.",
+             default: "ipc://<runtime dir>/publish.sock")
+    var publish: EndpointList? = nil
+
+    @Setting("control", "The one endpoint of the control socket (locus ctl).", default: "ipc://<runtime dir>/control.sock")
+    var control: ControlEndpoint? = nil
+
+    @Setting("max_message_bytes", "Largest body the hub forwards; larger ones are dropped and counted as too_large.",
+             check: .bytes(HubSettings.maxMessageBytesRange))
+    var maxMessageBytes: Int = HubSettings.defaultMaxMessageBytes
+
+    @Setting("high_water_mark", "Messages ZeroMQ queues per connection on each side of the hub; 0 = unlimited.",
+             check: SettingCheck { $0 >= 0 ? nil : "must be 0 (unlimited) or more, found \($0)" })
+    var highWaterMark: Int = HubSettings.defaultHighWaterMark
+
+    @Setting("tick_interval", "Seconds between wall-clock clock.tick messages.", check: .within(HubSettings.tickIntervalRange, unit: "seconds"))
+    var tickInterval: Double = HubSettings.defaultTickInterval
+
+    @Setting("external_topics", "Topic prefixes published by programs Locus does not start, so subscriptions to them pass locus check.",
+             check: .topicPrefixes())
+    var externalTopics: [String] = []
+
+    @Setting("validate_payloads", "Also decode payloads at the hub and drop those wrong for their type (bad_payload); about 4x the hub's CPU.")
+    var validatePayloads: Bool = false
+
+    @Setting("state_directory", "Where plugins keep state across restarts; relative to the config file.",
+             default: "$LOCUS_STATE_DIR, else $STATE_DIRECTORY, else $XDG_STATE_HOME/locus, else ~/.local/state/locus",
+             check: SettingCheck { $0?.isEmpty == true ? "must not be empty" : nil })
+    var stateDirectory: String? = nil
+
+    @Setting("control_max_request_bytes", "Largest control request answered; larger ones get a too_large error reply.",
+             check: .bytes(HubSettings.controlMaxRequestBytesRange))
+    var controlMaxRequestBytes: Int = ControlServer.defaultMaxRequestBytes
+
+    @Setting("max_subscriptions_per_client", "Distinct topic prefixes one outside subscriber connection may hold; more are refused (subscription_limit).",
+             check: .within(1...10_000_000))
+    var maxSubscriptionsPerClient: Int = SubscriptionLimits.defaultPerClient
+
+    @Setting("max_subscriptions", "Distinct prefixes all outside subscribers together may hold.", check: .within(1...10_000_000))
+    var maxSubscriptions: Int = SubscriptionLimits.defaultTotal
+
+    // At least one subscription of the longest topic (255 bytes and a dot).
+    @Setting("max_subscription_bytes_per_client", "Total length of the prefixes one outside subscriber connection may hold.",
+             check: .bytes(256...(1 << 30)))
+    var maxSubscriptionBytesPerClient: Int = SubscriptionLimits.defaultPerClientBytes
+
+    @Setting("max_subscription_bytes", "Total length of the prefixes all outside subscribers together may hold.", check: .bytes(256...(1 << 30)))
+    var maxSubscriptionBytes: Int = SubscriptionLimits.defaultTotalBytes
+
+    init() {}
+
+    /// `defaults` with what this block sets; `directory` is the config file's.
+    func applied(to defaults: HubSettings, directory: String) -> HubSettings {
+        var hub = defaults
+        if let ingest { hub.ingest = ingest.endpoints }
+        if let publish { hub.publish = publish.endpoints }
+        if let control { hub.control = control.endpoint }
+        hub.maxMessageBytes = maxMessageBytes
+        hub.highWaterMark = highWaterMark
+        hub.tickInterval = tickInterval
+        hub.externalTopics = externalTopics
+        hub.validatePayloads = validatePayloads
+        if let stateDirectory { hub.stateDirectory = stateDirectory.hasPrefix("/") ? stateDirectory : directory + "/" + stateDirectory }
+        hub.controlMaxRequestBytes = controlMaxRequestBytes
+        hub.subscriptionLimits = SubscriptionLimits(perClient: maxSubscriptionsPerClient, total: maxSubscriptions,
+                                                    perClientBytes: maxSubscriptionBytesPerClient, totalBytes: maxSubscriptionBytes)
+        return hub
+    }
+}
+
+/// One endpoint or a list of them, each checked (`ConfigEndpoint.problem`).
+struct EndpointList: SettingValue, Equatable {
+    var endpoints: [String]
+
+    static var settingType: String { "endpoint or list of endpoints" }
+    var settingText: String { endpoints.count == 1 ? endpoints[0] : "[" + endpoints.joined(separator: ", ") + "]" }
+
+    static func readSetting(from container: KeyedDecodingContainer<SettingKey>, forKey key: SettingKey) throws -> EndpointList {
+        let name = key.stringValue
+        let single = try? container.decode(String.self, forKey: key)
+        let list = try single.map { [$0] } ?? container.decode([String].self, forKey: key)
+        guard !list.isEmpty else {
+            throw ConfigValueError(key: name, "\(name) needs at least one endpoint, such as ipc:///run/locus/\(name).sock or tcp://127.0.0.1:5556")
+        }
+        for (i, endpoint) in list.enumerated() {
+            if let problem = ConfigEndpoint.problem(endpoint) {
+                throw ConfigValueError(key: single == nil ? "\(name).\(i)" : name, problem)
+            }
+        }
+        return EndpointList(endpoints: list)
+    }
+}
+
+/// The control socket's one endpoint, checked (`ConfigEndpoint.problem`).
+struct ControlEndpoint: SettingValue, Equatable {
+    var endpoint: String
+
+    static var settingType: String { "endpoint" }
+    var settingText: String { endpoint }
+
+    static func readSetting(from container: KeyedDecodingContainer<SettingKey>, forKey key: SettingKey) throws -> ControlEndpoint {
+        let endpoint = try container.decode(String.self, forKey: key)
+        if let problem = ConfigEndpoint.problem(endpoint) { throw ConfigValueError(key: key.stringValue, problem) }
+        return ControlEndpoint(endpoint: endpoint)
+    }
+}

@@ -2,8 +2,10 @@
 """Each event type is declared three times: its Swift codec, its JSON Schema (schemas/) and its
 table in docs/protocol.md section 5. This test checks that the three agree: every field the
 schema allows is in the doc table and the reverse, required fields are marked required in both,
-and every payload the services really write (the golden outputs, Tests/Golden/*/expected.jsonl)
-uses only fields the schema declares. Run from the repository root (make test does)."""
+and every payload Locus really writes (the golden outputs and inputs, Tests/Golden/*/*.jsonl,
+and data/recordings) uses only fields the schema declares. (clock.tick, status.plugin and the
+state snapshots are not in those files; the end-to-end tests validate them against the schemas
+with additionalProperties false.) Run from the repository root (make test does)."""
 import glob
 import json
 import os
@@ -69,8 +71,12 @@ def doc_sections():
 
 
 def golden_payload_keys():
+    """Payload keys by event type in what Locus really writes: the golden cases' outputs and
+    inputs (recordings made by Locus's own decoders) and the demo recordings."""
     keys = {}
-    for path in glob.glob(os.path.join(ROOT, "Tests", "Golden", "*", "expected.jsonl")):
+    paths = (glob.glob(os.path.join(ROOT, "Tests", "Golden", "*", "*.jsonl"))
+             + glob.glob(os.path.join(ROOT, "data", "recordings", "*.jsonl")))
+    for path in paths:
         for line in open(path, encoding="utf-8"):
             env = json.loads(line)["envelope"]
             p = env.get("payload")

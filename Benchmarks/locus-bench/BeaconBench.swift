@@ -31,7 +31,7 @@ enum BeaconBench {
             }
         }
         let decodeCPU = threadCPU() - decodeStart
-        var service = try BeaconService(id: "beacons", configuration: BeaconConfiguration(conditions: conditions, persist: false))
+        var service = try BeaconService(id: "beacons", configuration: BeaconConfiguration.with { $0.conditions = conditions; $0.persist = false })
         var counts: [String: Int] = [:]
         let start = threadCPU()
         for m in messages {

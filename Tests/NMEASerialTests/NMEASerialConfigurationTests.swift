@@ -127,7 +127,7 @@ import Glibc
     }
 
     @Test func producesItsOwnTopics() {
-        let s = NMEASerialSource(id: "car", configuration: .init(device: "/dev/ttyUSB0"))
+        let s = NMEASerialSource(id: "car", configuration: .with { $0.device = "/dev/ttyUSB0" })
         #expect(s.produces == ["obs.fix.car", "obs.sky.car"])
         #expect(!s.drivesClock)
     }

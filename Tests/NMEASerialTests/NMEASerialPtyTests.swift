@@ -14,8 +14,7 @@ struct NMEASerialPtyTests {
                statistics: NMEASerialStatistics = NMEASerialStatistics()) -> Task<Void, any Error> {
         let source = NMEASerialSource(
             id: harness.context.id,
-            configuration: NMEASerialConfiguration(device: device, baud: 4800, initCommands: initCommands,
-                                                   noDataTimeout: noDataTimeout, reconnectMax: 2),
+            configuration: NMEASerialConfiguration.with { $0.device = device; $0.baud = 4800; $0.initCommands = initCommands; $0.noDataTimeout = noDataTimeout; $0.reconnectMax = 2 },
             statistics: statistics)
         let context = harness.context
         return Task { try await source.run(context: context) }

@@ -9,7 +9,7 @@ import Testing
     typealias S = BeaconScene
 
     static func service(_ dir: String, _ conditions: [BeaconCondition]? = nil) throws -> ServiceRun<BeaconService> {
-        ServiceRun(try BeaconService(id: "beacons", configuration: BeaconConfiguration(conditions: conditions ?? [BeaconServiceTests.wildcard()]),
+        ServiceRun(try BeaconService(id: "beacons", configuration: try BeaconConfiguration.with { $0.conditions = try conditions ?? [BeaconServiceTests.wildcard()] },
                                      setup: RegionPersistenceTests.setup(dir)))
     }
 

@@ -32,8 +32,7 @@ enum BeaconScene {
 
     static func service(_ conditions: [BeaconCondition], rangeInterval: Double = 1,
                         sources: [String] = []) throws -> ServiceRun<BeaconService> {
-        ServiceRun(try BeaconService(id: "beacons", configuration: BeaconConfiguration(
-            conditions: conditions, rangeInterval: rangeInterval, sources: sources)))
+        ServiceRun(try BeaconService(id: "beacons", configuration: BeaconConfiguration.with { $0.conditions = conditions; $0.rangeInterval = rangeInterval; $0.sources = sources }))
     }
 
     /// Feeds ads and whole-second ticks merged in time order.

@@ -43,19 +43,18 @@ import Testing
             .write(toFile: file, atomically: true, encoding: .utf8)
         let setup = PluginSetup(id: "fences", kind: .service, configDirectory: dir.path,
                                 endpoints: HubEndpoints(ingest: "", publish: "", control: ""), logger: .init(label: "t"))
-        var service = try RegionService(id: "fences", configuration: RegionConfiguration(file: "r.geojson"), setup: setup)
+        var service = try RegionService(id: "fences", configuration: RegionConfiguration.with { $0.file = "r.geojson" }, setup: setup)
         var output = ServiceOutput()
         _ = try service.handle(command: "region.list", arguments: .object([:]), output: &output)
         let p = try #require(service.monitor.condition("p"))
         #expect(p.origin == .file && p.dwell == 9 && p.radius == 50 && p.properties == ["name": .string("P")])
-        let clash = RegionConfiguration(regions: [try RegionCondition(id: "p", center: .init(latitude: 1, longitude: 1), radius: 5, origin: .config)],
-                                        file: "r.geojson")
+        let clash = try RegionConfiguration.with { $0.regions = [try RegionCondition(id: "p", center: .init(latitude: 1, longitude: 1), radius: 5, origin: .config)]; $0.file = "r.geojson" }
         #expect(throws: ConfigValueError.self) { try RegionService(id: "fences", configuration: clash, setup: setup) }
         // A broken file at start is a config error naming the feature.
         try #"{"type":"FeatureCollection","features":[{"type":"Feature","id":"q","properties":{},"geometry":{"type":"Polygon","coordinates":[[[0,0],[1,0],[1,1]]]}}]}"#
             .write(toFile: file, atomically: true, encoding: .utf8)
         do {
-            _ = try RegionService(id: "fences", configuration: RegionConfiguration(file: "r.geojson"), setup: setup)
+            _ = try RegionService(id: "fences", configuration: RegionConfiguration.with { $0.file = "r.geojson" }, setup: setup)
             Issue.record("broken file accepted")
         } catch let e as ConfigValueError {
             #expect(e.key == "file" && e.message.contains("\"q\""), "\(e.message)")
@@ -77,7 +76,7 @@ import Testing
         try write([("a", 0), ("b", 5000)])
         let setup = PluginSetup(id: "fences", kind: .service, configDirectory: dir.path,
                                 endpoints: HubEndpoints(ingest: "", publish: "", control: ""), logger: .init(label: "t"))
-        var run = ServiceRun(try RegionService(id: "fences", configuration: RegionConfiguration(file: "r.geojson", fileCheckInterval: 1), setup: setup))
+        var run = ServiceRun(try RegionService(id: "fences", configuration: RegionConfiguration.with { $0.file = "r.geojson"; $0.fileCheckInterval = 1 }, setup: setup))
         try run.feed(LocationScene.fix(at: 0, north: 0), LocationScene.tick(at: 0))
         #expect(run.events.map(\.topic) == ["region.enter.a"])
         // b moves onto the device, a is removed, c is new.

@@ -13,7 +13,7 @@ import Testing
     }
 
     static func service(_ dir: String, regions: [RegionCondition] = [RegionServiceTests.circle()]) throws -> ServiceRun<RegionService> {
-        ServiceRun(try RegionService(id: "fences", configuration: RegionConfiguration(regions: regions), setup: setup(dir)))
+        ServiceRun(try RegionService(id: "fences", configuration: RegionConfiguration.with { $0.regions = regions }, setup: setup(dir)))
     }
 
     static func temporaryDirectory() -> String {

@@ -14,7 +14,7 @@ import Testing
     }
 
     static func service(_ regions: [RegionCondition] = [circle()], minDuration: Double = 20) -> ServiceRun<RegionService> {
-        ServiceRun(try! RegionService(id: "fences", configuration: RegionConfiguration(regions: regions, minDuration: minDuration)))
+        ServiceRun(try! RegionService(id: "fences", configuration: RegionConfiguration.with { $0.regions = regions; $0.minDuration = minDuration }))
     }
 
     /// Topic and time of every event.

@@ -13,7 +13,7 @@ import Testing
     static let gpsd = fixtures + "/bu353s4.gpsd.jsonl"
 
     func play(_ path: String, _ configure: (inout ReplayConfiguration) -> Void = { _ in }, id: String = "trk") async throws -> [BusMessage] {
-        var config = ReplayConfiguration(file: path, speed: .max)
+        var config = ReplayConfiguration.with { $0.file = path; $0.speed = .max }
         configure(&config)
         let source = ReplaySource(configuration: config, path: path, pluginID: id)
         let harness = PluginHarness(id: id)
@@ -153,13 +153,13 @@ import Testing
     }
 
     @Test func formatIsDetectedOrOverridden() throws {
-        #expect(ReplaySource(configuration: .init(file: Self.gpx), path: Self.gpx).format == .gpx)
-        #expect(ReplaySource(configuration: .init(file: Self.nmea), path: Self.nmea).format == .nmea)
-        #expect(ReplaySource(configuration: .init(file: Self.gpsd), path: Self.gpsd).format == .gpsd)
-        #expect(ReplaySource(configuration: .init(file: Self.gpx, format: .nmea), path: Self.gpx).format == .nmea)
-        let gpxSource = ReplaySource(configuration: .init(file: Self.gpx, source: "bike"), path: Self.gpx, pluginID: "x")
+        #expect(ReplaySource(configuration: .with { $0.file = Self.gpx }, path: Self.gpx).format == .gpx)
+        #expect(ReplaySource(configuration: .with { $0.file = Self.nmea }, path: Self.nmea).format == .nmea)
+        #expect(ReplaySource(configuration: .with { $0.file = Self.gpsd }, path: Self.gpsd).format == .gpsd)
+        #expect(ReplaySource(configuration: .with { $0.file = Self.gpx; $0.format = .nmea }, path: Self.gpx).format == .nmea)
+        let gpxSource = ReplaySource(configuration: .with { $0.file = Self.gpx; $0.source = "bike" }, path: Self.gpx, pluginID: "x")
         #expect(Set(gpxSource.produces) == ["obs.fix.bike", "obs.sky.bike", "clock.tick"])
-        #expect(Set(ReplaySource(configuration: .init(file: Self.gpx), path: Self.gpx, pluginID: "x").produces) == ["obs.fix.x", "obs.sky.x", "clock.tick"])
+        #expect(Set(ReplaySource(configuration: .with { $0.file = Self.gpx }, path: Self.gpx, pluginID: "x").produces) == ["obs.fix.x", "obs.sky.x", "clock.tick"])
         // Undetectable content: the factory's check (format nil) before a source is made.
         let path = temporaryPath("odd.txt")
         try "hello\n".write(toFile: path, atomically: true, encoding: .utf8)
@@ -178,7 +178,7 @@ import Testing
     @Test func loopKeepsTimeIncreasing() async throws {
         let passes = 3
         let harness = PluginHarness(id: "trk")
-        let source = ReplaySource(configuration: .init(file: Self.gpx, speed: .max, loop: true), path: Self.gpx, pluginID: "trk")
+        let source = ReplaySource(configuration: .with { $0.file = Self.gpx; $0.speed = .max; $0.loop = true }, path: Self.gpx, pluginID: "trk")
         let task = Task { try await source.run(context: harness.context) }
         let perPass = try direct(Self.gpx, source: "trk").count
         // Generous: alone this takes well under a second, but the check decodes everything published
@@ -199,7 +199,7 @@ import Testing
     }
 
     @Test func cancellationMidFileReturnsPromptlyAndStopsTheDecoder() async throws {
-        let source = ReplaySource(configuration: .init(file: Self.gpx, speed: .factor(1)), path: Self.gpx)
+        let source = ReplaySource(configuration: .with { $0.file = Self.gpx; $0.speed = .factor(1) }, path: Self.gpx)
         let harness = PluginHarness()
         let task = Task { try await source.run(context: harness.context) }
         try await Task.sleep(nanoseconds: 300_000_000)

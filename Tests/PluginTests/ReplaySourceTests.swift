@@ -17,7 +17,7 @@ import Testing
 
     @Test func republishesEveryMessageWithItsOwnSequenceAndRecordedTicks() async throws {
         let path = try recording(10)
-        let source = ReplaySource(configuration: .init(file: path, speed: .max), path: path)
+        let source = ReplaySource(configuration: .with { $0.file = path; $0.speed = .max }, path: path)
         let harness = PluginHarness(id: "walk")
         try await source.run(context: harness.context)
         let out = try harness.published()
@@ -33,7 +33,7 @@ import Testing
 
     @Test func pacesAtTheConfiguredSpeed() async throws {
         let path = try recording(5) // 2 s of recorded time
-        let source = ReplaySource(configuration: .init(file: path, speed: .factor(4)), path: path)
+        let source = ReplaySource(configuration: .with { $0.file = path; $0.speed = .factor(4) }, path: path)
         let harness = PluginHarness()
         let started = ContinuousClock.now
         try await source.run(context: harness.context)
@@ -44,7 +44,7 @@ import Testing
 
     @Test func stopsPromptlyWhenCancelled() async throws {
         let path = try recording(100)
-        let source = ReplaySource(configuration: .init(file: path, speed: .factor(1)), path: path)
+        let source = ReplaySource(configuration: .with { $0.file = path; $0.speed = .factor(1) }, path: path)
         let harness = PluginHarness()
         let task = Task { try await source.run(context: harness.context) }
         try await Task.sleep(nanoseconds: 200_000_000)

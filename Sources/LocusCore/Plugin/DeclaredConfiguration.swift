@@ -31,9 +31,9 @@ extension DeclaredConfiguration {
 
     /// A configuration with its defaults, changed by `edit`: for tests and for code that builds
     /// a plugin without a config file (`.with { $0.every = 500 }`).
-    public static func with(_ edit: (inout Self) -> Void) -> Self {
+    public static func with(_ edit: (inout Self) throws -> Void) rethrows -> Self {
         var c = Self()
-        edit(&c)
+        try edit(&c)
         return c
     }
 }

@@ -17,9 +17,10 @@ public struct ConfigKey: Sendable, Equatable {
     public var isRequired: Bool { defaultValue == nil }
 }
 
-/// A plugin's own configuration block: every key documented in `keys`, defaults applied in
-/// `init(from:)` with `decodeIfPresent`. Keys not listed in `keys` are rejected by the runtime
-/// with their file, line and column, so a typo never silently falls back to a default.
+/// A plugin's own configuration block: every key documented in `keys`. Keys not listed there
+/// are rejected by the runtime with their file, line and column, so a typo never silently falls
+/// back to a default. Conform through `DeclaredConfiguration` (keys declared once with
+/// `@Setting`), as every built-in plugin does; a hand-written `keys` and `init(from:)` still work.
 public protocol PluginConfiguration: Decodable, Sendable {
     static var keys: [ConfigKey] { get }
 }

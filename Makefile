@@ -20,6 +20,8 @@ test: deps
 	@# Serially: on 2 cores, CPU-bound tests running in parallel hold the cooperative threads that
 	@# timing tests (control socket, cancellation) need, and those then fail. Serial: ~2.5 min.
 	SWIFT=$(SWIFT) bash tools/run-swift-tests.sh
+	@# The Python client library against the locus just built (clients/python/README.md).
+	LOCUS_BINARY=$(CURDIR)/.build/debug/locus /usr/bin/python3 -m unittest discover -s clients/python/tests
 	$(MAKE) test-plugin-package
 
 ## The out-of-tree plugin example (examples/plugin-package): its own package, built against this

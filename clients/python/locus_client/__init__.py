@@ -1,0 +1,29 @@
+"""locus_client: subscribe to and publish on a Locus bus from Python (pyzmq only).
+
+    from locus_client import Subscriber, Publisher
+
+    with Subscriber(["location.update."]) as sub:      # default: the hub's ipc publish socket
+        for message in sub:
+            print(message.time, message.topic, message.payload["lat"])
+            if message.gap:                              # messages of this producer were missed
+                print("missed", message.gap.missed)
+
+    with Publisher("phone") as pub:                      # producer id; waits for the hub
+        pub.fix(lat=45.77, lon=14.36, h_accuracy=5)      # obs.fix.phone, seq 1, 2, 3, ...
+
+The wire format is docs/protocol.md of the Locus repository; `validate` checks a message
+against Locus's JSON Schemas (needs jsonschema).
+"""
+
+from .endpoints import default_endpoints, runtime_dir
+from .envelope import Envelope, EnvelopeError, encode_envelope, event_time, is_valid_topic, parse_envelope
+from .gaps import Gap, GapTracker
+from .publisher import Publisher, PublisherError
+from .schemas import SchemaError, validate
+from .subscriber import Message, Subscriber
+
+__all__ = [
+    "Envelope", "EnvelopeError", "Gap", "GapTracker", "Message", "Publisher", "PublisherError", "SchemaError",
+    "Subscriber", "default_endpoints", "encode_envelope", "event_time", "is_valid_topic", "parse_envelope",
+    "runtime_dir", "validate",
+]

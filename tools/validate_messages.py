@@ -6,7 +6,8 @@
 Each input line is `{"topic":"…","envelope":{…}}`, as `locus record` writes and
 examples/python/subscriber.py --json prints. For every line it checks:
 
-- the line is one JSON object with exactly "topic" and "envelope";
+- the line is one JSON object with exactly "topic" and "envelope" (and "gap", which
+  `locus sub --json` adds after a break in a producer's sequence);
 - the topic grammar (lower-case [a-z0-9_-] segments joined by dots, at most 255 bytes);
 - the envelope against schemas/envelope.schema.json;
 - the payload against schemas/<type>.schema.json, for the version that file describes;
@@ -60,6 +61,26 @@ def is_rfc3339(value):
     if m.group(9) is not None and (int(m.group(9)) > 23 or int(m.group(10)) > 59):
         return False
     return True
+
+
+def check_gap(gap):
+    """`locus sub --json` marks the line after a break in a producer's sequence with
+    "gap": {"producer", "after", "seq", "missed"[, "restarted": true]}."""
+    if not isinstance(gap, dict):
+        return ['"gap" must be an object']
+    problems = []
+    for key in ("producer", "after", "seq", "missed"):
+        if key not in gap:
+            problems.append(f'"gap" lacks {key!r}')
+    for key in ("after", "seq", "missed"):
+        if key in gap and not (isinstance(gap[key], int) and not isinstance(gap[key], bool) and gap[key] >= 0):
+            problems.append(f'"gap".{key} must be a non-negative integer')
+    if "restarted" in gap and gap["restarted"] is not True:
+        problems.append('"gap".restarted is only written as true')
+    extra = sorted(set(gap) - {"producer", "after", "seq", "missed", "restarted"})
+    if extra:
+        problems.append(f'unexpected key(s) in "gap": {", ".join(map(repr, extra))}')
+    return problems
 
 
 def format_checker():
@@ -188,9 +209,11 @@ class MessageValidator:
         if not isinstance(line, dict):
             return ["a recording line must be a JSON object"]
         problems = []
-        extra = sorted(set(line) - {"topic", "envelope"})
+        extra = sorted(set(line) - {"topic", "envelope", "gap"})
         if extra:
             problems.append(f"unexpected key(s) in the recording line: {', '.join(map(repr, extra))}")
+        if "gap" in line:
+            problems += check_gap(line["gap"])
         topic, env = line.get("topic"), line.get("envelope")
         if not isinstance(topic, str):
             problems.append('"topic" must be a string' if "topic" in line else '"topic" is missing')

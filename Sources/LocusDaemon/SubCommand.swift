@@ -72,6 +72,10 @@ struct SubCommand: AsyncParsableCommand {
         With no --endpoint, connects where `locus run` publishes by default (the `hub.publish` of \
         ./config.yaml when there is one, else the runtime directory's publish.sock). Topic prefixes \
         select what to print, e.g. `locus sub obs.fix. status.`; none prints everything. Ctrl-C exits 0.
+
+        Sequence gaps (docs/protocol.md 4.2) are reported on stderr as they happen, with a \
+        summary at the end; with --json a line after a gap also carries \
+        "gap": {"producer", "after", "seq", "missed"[, "restarted"]}.
         """
     )
 
@@ -83,12 +87,26 @@ struct SubCommand: AsyncParsableCommand {
     func run() async throws {
         let registry = ConfigSupport.registry
         let loop = try subscription.loop()
+        let filtered = !subscription.prefixes.isEmpty && !subscription.prefixes.contains("")
+        var gaps = SequenceGapTracker()
+        var received = 0
         do {
             try loop.run { topic, body in
+                received += 1
+                let envelope = try? EnvelopeCodec.decode(body, registry: registry)
+                let gap = envelope.flatMap { gaps.check(producer: $0.producer, seq: $0.seq) }
+                if let gap { Self.report(gap, filtered: filtered) }
                 let line: String
                 if json {
-                    line = String(decoding: RecordingLine.encode(topic: topic, body: body).dropLast(), as: UTF8.self)
-                } else if let envelope = try? EnvelopeCodec.decode(body, registry: registry) {
+                    var bytes = RecordingLine.encode(topic: topic, body: body).dropLast()
+                    if let gap {
+                        // The gap as a field of the line, before the closing brace:
+                        // {"topic":…,"envelope":…,"gap":{"producer":…,"after":…,"seq":…,"missed":…}}
+                        bytes.removeLast()
+                        bytes += Array(",\"gap\":\(Self.json(gap))}".utf8)
+                    }
+                    line = String(decoding: bytes, as: UTF8.self)
+                } else if let envelope {
                     line = EventSummary.line(for: BusMessage(topic: topic, envelope: envelope, body: body))
                 } else {
                     line = "\(topic) (undecodable) " + String(decoding: body, as: UTF8.self)
@@ -100,6 +118,36 @@ struct SubCommand: AsyncParsableCommand {
             FileHandle.standardError.write(Data("locus sub: \(error)\n".utf8))
             throw ExitCode(ExitStatus.failure)
         }
+        if gaps.gaps > 0 {
+            let per = gaps.missed.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
+            FileHandle.standardError.write(Data("locus sub: \(received) message(s), \(gaps.missedTotal) missed in \(gaps.gaps) gap(s)\(per.isEmpty ? "" : " (\(per))")\n".utf8))
+        }
+    }
+
+    /// One stderr line per gap (the way docs/protocol.md 4.2 reads them).
+    static func report(_ gap: SequenceGap, filtered: Bool) {
+        let text: String
+        if gap.restarted {
+            text = "locus sub: \(gap.producer) restarted (seq \(gap.after) -> 1)\n"
+        } else if gap.missed == 0 {
+            text = "locus sub: \(gap.producer) seq went back from \(gap.after) to \(gap.seq) (two producers with one id?)\n"
+        } else {
+            let why = filtered ? "lost, or on topics not subscribed to" : "lost"
+            text = "locus sub: gap: \(gap.producer) seq \(gap.after) -> \(gap.seq), \(gap.missed) message(s) \(why)\n"
+        }
+        FileHandle.standardError.write(Data(text.utf8))
+    }
+
+    static func json(_ gap: SequenceGap) -> String {
+        var w = JSONWriter()
+        w.beginObject()
+        w.key("producer"); w.string(gap.producer)
+        w.key("after"); w.int(gap.after)
+        w.key("seq"); w.int(gap.seq)
+        w.key("missed"); w.int(gap.missed)
+        if gap.restarted { w.key("restarted"); w.bool(true) }
+        w.endObject()
+        return String(decoding: w.bytes, as: UTF8.self)
     }
 }
 

@@ -7,7 +7,8 @@ and a `standard` service, then:
 
     printf '45.7712,14.3564,8\\n45.7723,14.3570,6\\n' | examples/python/phone_bridge.py --producer phone
 
-Compare subscriber.py and source.py, which speak the protocol with plain pyzmq.
+subscriber.py and source.py use the same library; docs/protocol.md (sections 1 and 2.3) shows
+the protocol in plain pyzmq.
 """
 
 import argparse
@@ -31,7 +32,7 @@ def main():
     sub = Subscriber(["location.update."], endpoint=args.publish)
     try:
         pub = Publisher(args.producer, endpoint=args.ingest, timeout=10)
-    except PublisherError as e:
+    except (PublisherError, EnvelopeError) as e:
         print(f"phone_bridge.py: {e}", file=sys.stderr)
         return 1
     time.sleep(0.3)  # let the subscription reach the hub (protocol 2.2: no history)

@@ -12,18 +12,18 @@
         pub.fix(lat=45.77, lon=14.36, h_accuracy=5)      # obs.fix.phone, seq 1, 2, 3, ...
 
 The wire format is docs/protocol.md of the Locus repository; `validate` checks a message
-against Locus's JSON Schemas (needs jsonschema).
+against Locus's JSON Schemas (needs jsonschema). Runtime dependency: pyzmq only.
 """
 
 from .endpoints import default_endpoints, runtime_dir
-from .envelope import Envelope, EnvelopeError, encode_envelope, event_time, is_valid_topic, parse_envelope
+from .envelope import Envelope, EnvelopeError, encode_envelope, event_time, is_valid_topic, parse_envelope, to_json
 from .gaps import Gap, GapTracker
 from .publisher import Publisher, PublisherError
-from .schemas import SchemaError, validate
+from .schemas import SchemaError, problems, validate
 from .subscriber import Message, Subscriber
 
 __all__ = [
     "Envelope", "EnvelopeError", "Gap", "GapTracker", "Message", "Publisher", "PublisherError", "SchemaError",
     "Subscriber", "default_endpoints", "encode_envelope", "event_time", "is_valid_topic", "parse_envelope",
-    "runtime_dir", "validate",
+    "problems", "runtime_dir", "to_json", "validate",
 ]

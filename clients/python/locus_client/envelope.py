@@ -6,12 +6,13 @@ import math
 import re
 import time as _time
 from dataclasses import dataclass
-from decimal import Decimal
+from decimal import ROUND_HALF_UP, Context, Decimal
 
 _SEGMENT = re.compile(r"[a-z0-9_-]+")
 _TOPIC = re.compile(r"[a-z0-9_-]+(\.[a-z0-9_-]+)*")
 TOPIC_MAX_BYTES = 255
 PRODUCER_MAX_BYTES = 64
+MAX_DEPTH = 64  # the hub drops bodies nested deeper (4.4); the envelope itself is level 1
 
 
 class EnvelopeError(ValueError):
@@ -46,7 +47,9 @@ def event_time(value=None):
     else:
         raise EnvelopeError(f"time must be None, seconds, a datetime or an ISO 8601 string; got {type(value).__name__}")
     seconds, millis = divmod(ms, 1000)
-    return _time.strftime("%Y-%m-%dT%H:%M:%S", _time.gmtime(seconds)) + f".{millis:03d}Z"
+    if not -62_135_596_800 <= seconds < 253_402_300_800:  # 0001-01-01 to 9999-12-31
+        raise EnvelopeError(f"time {value!r} is outside the years 1 to 9999 that the wire format (4.3) can write")
+    return _time.strftime("%Y-%m-%dT%H:%M:%S", _time.gmtime(seconds)).rjust(19, "0") + f".{millis:03d}Z"
 
 
 def parse_time(text):
@@ -56,7 +59,26 @@ def parse_time(text):
         raise EnvelopeError(f"{text!r} is not an RFC 3339 time such as 2024-05-17T08:00:00.100Z")
     fraction = (m.group(3) or ".0")[1:4].ljust(3, "0")
     zone = "+00:00" if m.group(4) in ("Z", "z") else m.group(4)
-    return _dt.datetime.fromisoformat(f"{m.group(1)}T{m.group(2)}.{fraction}{zone}").astimezone(_dt.timezone.utc)
+    try:
+        return _dt.datetime.fromisoformat(f"{m.group(1)}T{m.group(2)}.{fraction}{zone}").astimezone(_dt.timezone.utc)
+    except (ValueError, OverflowError) as e:  # 2024-02-30, hour 24, year 0
+        raise EnvelopeError(f"{text!r} is not a valid time: {e}") from None
+
+
+def round_half_away(value, digits):
+    """`value` rounded to `digits` fraction digits, half away from zero, as a Decimal: what
+    Locus does to a field with a maximum number of digits (4.4). Integers stay integers."""
+    if isinstance(value, bool) or not isinstance(value, (int, float, Decimal)):
+        raise EnvelopeError(f"{value!r} is not a number")
+    if isinstance(value, int):
+        return value
+    if not math.isfinite(value):
+        raise EnvelopeError(f"{value!r} is not finite: JSON has no NaN or infinity, and Locus refuses them")
+    exact = Decimal(repr(value) if isinstance(value, float) else value)
+    return exact.quantize(Decimal(1).scaleb(-digits), ROUND_HALF_UP, context=_WIDE)
+
+
+_WIDE = Context(prec=800)  # enough digits for any float in fixed point
 
 
 def _number(value, path):
@@ -64,19 +86,21 @@ def _number(value, path):
         return "true" if value else "false"
     if isinstance(value, int):
         return str(value)
-    if not math.isfinite(value):
+    if not (value.is_finite() if isinstance(value, Decimal) else math.isfinite(value)):
         raise EnvelopeError(f"{path} is {value!r}: JSON has no NaN or infinity, and Locus refuses them")
-    # Fixed point, never an exponent (4.4): the shortest digits that read back as this float.
-    text = format(Decimal(repr(value)), "f")
+    # Fixed point, never an exponent (4.4): for a float, the shortest digits that read back as it.
+    text = format(value if isinstance(value, Decimal) else Decimal(repr(value)), "f")
     if "." in text:
         text = text.rstrip("0").rstrip(".")
     return "0" if text in ("-0", "") else text
 
 
-def _json(value, path):
+def _json(value, path, depth=2):
     if value is None:
         raise EnvelopeError(f"{path} is None: leave optional fields out instead of writing null (4.4)")
-    if isinstance(value, (bool, int, float)):
+    if isinstance(value, (dict, list, tuple)) and depth > MAX_DEPTH:
+        raise EnvelopeError(f"{path} nests deeper than {MAX_DEPTH} levels, which the hub refuses (4.4)")
+    if isinstance(value, (bool, int, float, Decimal)):
         return _number(value, path)
     if isinstance(value, str):
         return json.dumps(value, ensure_ascii=False)
@@ -87,11 +111,18 @@ def _json(value, path):
                 raise EnvelopeError(f"{path} has a key that is not a string: {k!r}")
             if v is None:
                 continue  # optional field without a value: omitted, never null
-            parts.append(json.dumps(k, ensure_ascii=False) + ":" + _json(v, f"{path}.{k}"))
+            parts.append(json.dumps(k, ensure_ascii=False) + ":" + _json(v, f"{path}.{k}", depth + 1))
         return "{" + ",".join(parts) + "}"
     if isinstance(value, (list, tuple)):
-        return "[" + ",".join(_json(v, f"{path}[{i}]") for i, v in enumerate(value)) + "]"
+        return "[" + ",".join(_json(v, f"{path}[{i}]", depth + 1) for i, v in enumerate(value)) + "]"
     raise EnvelopeError(f"{path} is a {type(value).__name__}, which JSON cannot carry")
+
+
+def to_json(value):
+    """Compact JSON as Locus writes it: numbers in fixed point (0.00003, never 3e-05; floats
+    with the shortest digits that read back as them, Decimals as they are), keys in the dict's
+    order, None values in objects left out. Handy for printing a received payload."""
+    return _json(value, "value", depth=1)
 
 
 def encode_envelope(type_, producer, seq, time, payload, version=1):

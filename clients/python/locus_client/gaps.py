@@ -20,12 +20,18 @@ class GapTracker:
     A jump is a gap: messages lost (a slow subscriber's queue overflowed, or the hub dropped
     them) or, when subscribed to some prefixes only, published on topics not subscribed to. A
     drop back to 1 is a restart. `missed` counts the messages in gaps, per producer;
-    `last_seen` is where each producer was, which is what a catch-up request will need once
-    Locus keeps a journal (a later version of the protocol).
+    `last_seen` is where each producer was.
+
+    Catch-up: Locus keeps no history yet (protocol 2.2), so what is missed is gone. Save
+    `last_seen` and pass it back as `GapTracker(last_seen)` (or `Subscriber(last_seen=...)`)
+    after your program restarts, and the first message of each producer then shows what was
+    missed while you were away. That mapping, producer -> last sequence number received, is also
+    the starting point a catch-up request will need once Locus keeps a journal; no such request
+    exists in the protocol today, and this library does not invent one.
     """
 
-    def __init__(self):
-        self.last_seen = {}
+    def __init__(self, last_seen=None):
+        self.last_seen = dict(last_seen or {})
         self.missed = {}
         self.restarts = {}
 

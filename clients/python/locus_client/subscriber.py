@@ -1,6 +1,7 @@
 """Receiving from a Locus hub's publish socket (docs/protocol.md 2.2)."""
 
 from dataclasses import dataclass
+from typing import Optional
 
 import zmq
 
@@ -11,10 +12,14 @@ from .gaps import Gap, GapTracker
 
 @dataclass(frozen=True)
 class Message:
+    """One message from the bus: its topic, its envelope's fields (`type`, `version`,
+    `producer`, `seq`, `time`, `payload`), the body exactly as it was on the wire (`body`, a
+    str: what a recording line carries), and `gap`: the break in this producer's sequence just
+    before this message, or None (see GapTracker)."""
     topic: str
     envelope: Envelope
-    #: The gap before this message in its producer's sequence, or None (see GapTracker).
-    gap: "Gap | None" = None
+    body: str = ""
+    gap: Optional[Gap] = None
 
     @property
     def type(self): return self.envelope.type
@@ -33,17 +38,30 @@ class Message:
 class Subscriber:
     """A SUB socket on the hub's publish endpoint, subscribed to topic prefixes ("" = all).
 
-    Iterating yields `Message`s until `close()`; `receive(timeout)` returns one or None.
-    Sequence gaps are tracked per producer (`gaps.missed`, `message.gap`). Messages that are
-    not two frames with a JSON envelope are counted in `malformed` and skipped.
+    Iterating yields `Message`s for ever; `receive(timeout)` returns one, or None after
+    `timeout` seconds. Messages that are not two frames with a readable envelope are counted in
+    `malformed` and skipped (the hub forwards none, so this means something else is wrong).
 
-    `high_water_mark` is the socket's receive queue (ZeroMQ's default 1000); the hub keeps its
-    own queue per subscriber (hub.high_water_mark) and drops beyond it, which shows as gaps.
-    There is no catch-up yet: a later Locus with a journal will let a subscriber ask for what
-    it missed, starting from `gaps.last_seen`.
+    Gaps: sequence numbers are followed per producer (`gaps`, a GapTracker): `message.gap` is
+    set on the first message after a break, `gaps.missed` counts missed messages per producer,
+    `gaps.restarts` restarts, and `on_gap(gap, message)`, if given, is called for each break.
+    When `prefixes` is not everything, a "missed" message may only have been on a topic you did
+    not subscribe to (`filtered` is then True): sequence numbers span all of a producer's topics.
+    Checking starts at the first message of each producer, unless `last_seen` (a saved
+    `gaps.last_seen`) says where a producer was.
+
+    No catch-up yet: Locus keeps no history (2.2), so a missed message cannot be fetched again.
+    `gaps.last_seen` is what a catch-up request will start from once a journal exists.
+
+    `high_water_mark` is this socket's receive queue (ZeroMQ's default 1000). The hub keeps
+    its own queue per subscriber (hub.high_water_mark) and drops beyond it, which shows here as
+    gaps.
     """
 
-    def __init__(self, prefixes=("",), endpoint=None, context=None, high_water_mark=None):
+    def __init__(self, prefixes=("",), endpoint=None, context=None, high_water_mark=None, on_gap=None, last_seen=None):
+        if isinstance(prefixes, (str, bytes)):
+            prefixes = [prefixes]
+        prefixes = list(prefixes) or [""]
         self.endpoint = endpoint or default_endpoints()["publish"]
         self._context = context or zmq.Context.instance()
         self.socket = self._context.socket(zmq.SUB)
@@ -53,12 +71,14 @@ class Subscriber:
         for prefix in prefixes:
             self.socket.setsockopt(zmq.SUBSCRIBE, prefix.encode() if isinstance(prefix, str) else prefix)
         self.socket.connect(self.endpoint)
-        self.gaps = GapTracker()
+        self.gaps = GapTracker(last_seen)
+        self.on_gap = on_gap
         self.malformed = 0
-        self.filtered = list(prefixes) != [""]
+        self.received = 0
+        self.filtered = prefixes != [""] and prefixes != [b""]
 
     def receive(self, timeout=None):
-        """The next message, or None after `timeout` seconds (None waits forever)."""
+        """The next message, or None after `timeout` seconds (None waits for ever)."""
         while True:
             if timeout is not None and not self.socket.poll(int(timeout * 1000)):
                 return None
@@ -68,11 +88,16 @@ class Subscriber:
                 continue
             try:
                 topic = frames[0].decode()
-                envelope = parse_envelope(frames[1])
+                body = frames[1].decode()
+                envelope = parse_envelope(body)
             except (UnicodeDecodeError, EnvelopeError):
                 self.malformed += 1
                 continue
-            return Message(topic, envelope, self.gaps.check(envelope.producer, envelope.seq))
+            self.received += 1
+            message = Message(topic, envelope, body, self.gaps.check(envelope.producer, envelope.seq))
+            if message.gap is not None and self.on_gap is not None:
+                self.on_gap(message.gap, message)
+            return message
 
     def __iter__(self):
         while True:

@@ -95,8 +95,14 @@ public final class Daemon: @unchecked Sendable {
             services.append(.init(service: r, successTerminationBehavior: .ignore,
                                   failureTerminationBehavior: .ignore, serviceName: r.plugin.id))
         }
-        // Sources are stopped together, so shutdown takes the longest stop time, not the sum.
-        let sourceRunners = runners.filter { $0.plugin.kind == .source }
+        // Sources are stopped together, so shutdown takes the longest stop time, not the sum;
+        // so are plugins that run as a task of their own whatever their section (an `exec`
+        // program listed under services or sinks builds a source instance): stopped one after
+        // another they overran the group's budget and outlived the hub.
+        let sourceRunners = runners.filter { runner in
+            if case .source = runner.plugin.instance { return true }
+            return false
+        }
         if !sourceRunners.isEmpty {
             services.append(.init(service: SourcesStopper(sourceRunners), successTerminationBehavior: .ignore,
                                   failureTerminationBehavior: .ignore, serviceName: "sources"))

@@ -22,7 +22,10 @@ import Testing
     /// stop_timeout, the daemon exits 0 and no child is left. Before: the children had SIGTERM
     /// blocked (never ran their handlers), and the daemon aborted with "Cancellation took longer
     /// than allowed" (exit 132), leaving them orphaned.
-    @Test func shutdownHonoursEachStopTimeoutAndLeavesNoProcess() async throws {
+    /// Where the programs are listed does not matter: `exec` entries under services and sinks
+    /// are stopped together with the sources (before: one after another, past the budget).
+    @Test(arguments: [["sources", "sources", "sources", "sources"], ["services", "sinks", "services", "sinks"]])
+    func shutdownHonoursEachStopTimeoutAndLeavesNoProcess(sections: [String]) async throws {
         let dir = E2E.temporaryDirectory()
         let marks = dir + "/marks"
         try FileManager.default.createDirectory(atPath: marks, withIntermediateDirectories: true)
@@ -37,11 +40,13 @@ import Testing
             """
         }
         let config = dir + "/config.yaml"
-        try ("sources:\n"
-             + plugin("quick", "stop, 0", stopTimeout: 5)
-             + plugin("slow", "stop, 0.8", stopTimeout: 5)
-             + plugin("slower", "stop, 3", stopTimeout: 5)
-             + plugin("deaf", "ignore", stopTimeout: 1.5)).write(toFile: config, atomically: true, encoding: .utf8)
+        let entries = [plugin("quick", "stop, 0", stopTimeout: 5), plugin("slow", "stop, 0.8", stopTimeout: 5),
+                       plugin("slower", "stop, 3", stopTimeout: 5), plugin("deaf", "ignore", stopTimeout: 1.5)]
+        var text = ""
+        for section in ["sources", "services", "sinks"] where sections.contains(section) {
+            text += "\(section):\n" + zip(sections, entries).filter { $0.0 == section }.map(\.1).joined()
+        }
+        try text.write(toFile: config, atomically: true, encoding: .utf8)
         let names = ["quick", "slow", "slower", "deaf"]
         let locus = try ChildProcess(E2E.binary, ["run", config], directory: dir, environment: ["LOCUS_RUNTIME_DIR": dir])
         defer { locus.kill9() }

@@ -66,23 +66,25 @@ public final class Daemon: @unchecked Sendable {
             throw error
         }
         let bus = HubAttachment(context: context, hub: hub, registry: registry,
-                                highWaterMark: configuration.hub.highWaterMark, logger: logger)
+                                highWaterMark: configuration.hub.highWaterMark,
+                                subscriptionBuffer: configuration.hub.subscriptionBuffer, logger: logger)
         let statusOutlet = try bus.makeOutlet(for: "locus")
         let status = StatusBoard(publisher: EventPublisher(producer: "locus", outlet: statusOutlet),
                                  logger: Logger(label: "locus.status"))
         let started = StartedRunners()
         registerCommands(hub: hub, status: status, runners: started, control: control)
 
+        let gate = DeliveryGate(window: configuration.hub.deliveryWindow, logger: Logger(label: "locus.delivery"))
         var runners: [PluginRunner] = []
         // Sinks and services first: their subscriptions must be live before any source publishes.
         for plugin in configuration.plugins where plugin.kind == .sink {
-            runners.append(try PluginRunner(plugin: plugin, bus: bus, status: status))
+            runners.append(try PluginRunner(plugin: plugin, bus: bus, status: status, gate: gate))
         }
         for plugin in configuration.plugins where plugin.kind == .service {
-            runners.append(try PluginRunner(plugin: plugin, bus: bus, status: status))
+            runners.append(try PluginRunner(plugin: plugin, bus: bus, status: status, gate: gate))
         }
         for plugin in configuration.plugins where plugin.kind == .source {
-            runners.append(try PluginRunner(plugin: plugin, bus: bus, status: status))
+            runners.append(try PluginRunner(plugin: plugin, bus: bus, status: status, gate: gate))
         }
         registerServiceCommands(runners)
         started.set(runners)

@@ -8,13 +8,16 @@ final class HubAttachment: BusAttachment, @unchecked Sendable {
     let hub: Hub
     let registry: PayloadRegistry
     let highWaterMark: Int
+    let subscriptionBuffer: Int
     let logger: Logger
 
-    init(context: ZMQContext, hub: Hub, registry: PayloadRegistry, highWaterMark: Int, logger: Logger) {
+    init(context: ZMQContext, hub: Hub, registry: PayloadRegistry, highWaterMark: Int,
+         subscriptionBuffer: Int = HubSettings.defaultSubscriptionBuffer, logger: Logger) {
         self.context = context
         self.hub = hub
         self.registry = registry
         self.highWaterMark = highWaterMark
+        self.subscriptionBuffer = subscriptionBuffer
         self.logger = logger
     }
 
@@ -26,7 +29,8 @@ final class HubAttachment: BusAttachment, @unchecked Sendable {
 
     func subscribe(_ prefixes: [String], for consumer: String) throws -> any BusFeed {
         let subscription = SocketSubscription(context: context, endpoint: HubConfiguration.inprocPublish,
-                                              prefixes: prefixes, registry: registry, logger: logger)
+                                              prefixes: prefixes, registry: registry, logger: logger,
+                                              highWaterMark: highWaterMark, bufferLimit: subscriptionBuffer)
         try subscription.start(hub: hub)
         return FeedBox(subscription: subscription)
     }

@@ -89,6 +89,7 @@ extension PluginRunner {
                         var output = ServiceOutput()
                         try service.receive(message, output: &output)
                         publish(output)
+                        noteConsumed(message)
                     case .command(let command):
                         run(command, on: &service)
                     case .acknowledgement(let message):

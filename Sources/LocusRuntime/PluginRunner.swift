@@ -38,13 +38,23 @@ public final class PluginRunner: Service, @unchecked Sendable {
     /// The commands the first instance answers (read once: `CommandableService.commands`).
     public let commands: [ServiceCommand]
 
-    public init(plugin: ConfiguredPlugin, bus: any BusAttachment, status: StatusBoard) throws {
+    /// Back-pressure for sources reading files (nil: nobody waits, as in tests without a daemon).
+    let gate: DeliveryGate?
+    /// This plugin's subscription as the gate follows it.
+    private var gated: DeliveryGate.Subscriber?
+
+    public convenience init(plugin: ConfiguredPlugin, bus: any BusAttachment, status: StatusBoard) throws {
+        try self.init(plugin: plugin, bus: bus, status: status, gate: nil)
+    }
+
+    init(plugin: ConfiguredPlugin, bus: any BusAttachment, status: StatusBoard, gate: DeliveryGate?) throws {
         self.plugin = plugin
         self.bus = bus
         self.status = status
+        self.gate = gate
         self.logger = plugin.setup.logger
         self.outlet = try bus.makeOutlet(for: plugin.id)
-        self.publisher = EventPublisher(producer: plugin.id, outlet: outlet)
+        self.publisher = EventPublisher(producer: plugin.id, outlet: outlet, observer: gate)
         if case .service(let s) = plugin.instance, let commandable = s as? any CommandableService {
             commands = commandable.commands
             commandInbox = ServiceCommandInbox(refusing: Self.startingReason(plugin.id))
@@ -56,6 +66,38 @@ public final class PluginRunner: Service, @unchecked Sendable {
         case .service(let s): preparedFeed = try bus.subscribe(s.subscriptions, for: plugin.id)
         case .sink(let s): preparedFeed = try bus.subscribe(s.subscriptions, for: plugin.id)
         case .source: break
+        }
+    }
+
+    /// Follows the instance's feed while it runs: one that is not running (failed, waiting to
+    /// restart) must hold no source back, as nothing would ever catch it up.
+    func followFeed(_ prefixes: [String]) -> DeliveryGate.Subscriber? {
+        guard let gate else { return nil }
+        let s = gate.add(consumer: plugin.id, prefixes: prefixes)
+        gated = s
+        return s
+    }
+
+    func unfollowFeed(_ subscriber: DeliveryGate.Subscriber?) {
+        guard let gate, let subscriber else { return }
+        gate.remove(subscriber)
+    }
+
+    /// Tells the gate the plugin has handled `message`.
+    @inline(__always)
+    func noteConsumed(_ message: BusMessage) {
+        if let gate, let gated { gate.consumed(gated, producer: message.envelope.producer, seq: message.envelope.seq) }
+    }
+
+    /// `feed`'s messages, each reported to the gate once the sink asks for the next one (a sink
+    /// handles one message at a time, so it is done with the previous one).
+    func consumedReporting(_ feed: any BusFeed) -> AsyncStream<BusMessage> {
+        guard gate != nil, gated != nil else { return feed.messages }
+        let cursor = FeedCursor(feed.messages)
+        return AsyncStream { [self] in
+            if let previous = cursor.previous { noteConsumed(previous) }
+            let next = await cursor.next()
+            return next
         }
     }
 
@@ -170,6 +212,8 @@ public final class PluginRunner: Service, @unchecked Sendable {
             }
         case .service(var service):
             let feed = try takeFeed(service.subscriptions)
+            let followed = followFeed(service.subscriptions)
+            defer { unfollowFeed(followed) }
             report(.running)
             if let inbox = commandInbox, var commandable = service as? any CommandableService {
                 try await runCommandable(&commandable, feed: feed, inbox: inbox)
@@ -180,11 +224,14 @@ public final class PluginRunner: Service, @unchecked Sendable {
                 var output = ServiceOutput()
                 try service.receive(message, output: &output)
                 for e in output.events { publisher.publish(e.payload, topic: e.topic, time: e.time) }
+                noteConsumed(message)
             }
         case .sink(let sink):
             let feed = try takeFeed(sink.subscriptions)
+            let followed = followFeed(sink.subscriptions)
+            defer { unfollowFeed(followed) }
             report(.running)
-            try await sink.run(messages: feed.messages, context: makeContext())
+            try await sink.run(messages: consumedReporting(feed), context: makeContext())
         }
     }
 
@@ -222,8 +269,22 @@ public final class PluginRunner: Service, @unchecked Sendable {
     }
 
     func makeContext() -> PluginContext {
-        PluginContext(id: plugin.id, logger: logger, publisher: publisher) { [weak self] state, reason in
+        PluginContext(id: plugin.id, logger: logger, publisher: publisher, pacing: gate) { [weak self] state, reason in
             self?.report(state, reason: reason)
         }
+    }
+}
+
+/// The iterator of a feed's stream, kept for the stream that reports consumption (one task
+/// iterates it: the sink's).
+final class FeedCursor: @unchecked Sendable {
+    private var iterator: AsyncStream<BusMessage>.AsyncIterator
+    private(set) var previous: BusMessage?
+
+    init(_ messages: AsyncStream<BusMessage>) { iterator = messages.makeAsyncIterator() }
+
+    func next() async -> BusMessage? {
+        previous = await iterator.next()
+        return previous
     }
 }

@@ -58,32 +58,40 @@ enum CommandTestPlugins {
         var bench: String
         var prefix: String
         var topics: [String]
+        var paced: Bool
+        var slow: Int
         static let keys: [ConfigKey] = [
             ConfigKey("bench", "string", default: nil, "The test's bench id."),
             ConfigKey("prefix", "string", default: "counter", "First word of the counter's commands."),
             ConfigKey("topics", "list of strings", default: "[\"test.\"]", "What the recorder records."),
+            ConfigKey("paced", "boolean", default: "false", "The feeder waits for consumers, as a source reading a file does."),
+            ConfigKey("slow", "integer", default: "0", "Microseconds the recorder spends on each message."),
         ]
-        enum CodingKeys: String, CodingKey { case bench, prefix, topics }
+        enum CodingKeys: String, CodingKey { case bench, prefix, topics, paced, slow }
         init(from decoder: any Decoder) throws {
             let c = try decoder.container(keyedBy: CodingKeys.self)
             bench = try c.decode(String.self, forKey: .bench)
             prefix = try c.decodeIfPresent(String.self, forKey: .prefix) ?? "counter"
             topics = try c.decodeIfPresent([String].self, forKey: .topics) ?? ["test."]
+            paced = try c.decodeIfPresent(Bool.self, forKey: .paced) ?? false
+            slow = try c.decodeIfPresent(Int.self, forKey: .slow) ?? 0
         }
     }
 
     struct Feeder: SourcePlugin {
         let bench: CommandTestBench
+        var paced = false
         var produces: [String] { ["test.ping"] }
         func run(context: PluginContext) async throws {
             for await n in bench.pings {
+                if paced { try await context.waitForConsumers() }
                 context.publish(TestPing(n: n), topic: "test.ping", time: EventTime(seconds: Double(n)))
             }
         }
     }
 
     static let feeder = PluginFactory.source("test-feeder", summary: "pings the test pushes", config: BenchConfig.self) { c, _ in
-        Feeder(bench: CommandTestBench.named(c.bench))
+        Feeder(bench: CommandTestBench.named(c.bench), paced: c.paced)
     }
 
     /// Keeps a list of names; `seen` counts pings received.
@@ -153,13 +161,17 @@ enum CommandTestPlugins {
     struct Recorder: SinkPlugin {
         let bench: CommandTestBench
         let subscriptions: [String]
+        var slow = 0
         func run(messages: AsyncStream<BusMessage>, context: PluginContext) async throws {
-            for await m in messages { bench.record(m) }
+            for await m in messages {
+                if slow > 0 { try await Task.sleep(nanoseconds: UInt64(slow) * 1000) }
+                bench.record(m)
+            }
         }
     }
 
     static let recorder = PluginFactory.sink("test-recorder", summary: "records for the test", config: BenchConfig.self) { c, _ in
-        Recorder(bench: CommandTestBench.named(c.bench), subscriptions: c.topics)
+        Recorder(bench: CommandTestBench.named(c.bench), subscriptions: c.topics, slow: c.slow)
     }
 }
 

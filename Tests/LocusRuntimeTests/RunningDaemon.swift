@@ -13,7 +13,8 @@ struct RunningDaemon {
     var control: String { "ipc://\(directory)/control.sock" }
 
     /// Starts a daemon whose config has `plugins` (YAML sections) and waits until every plugin runs.
-    static func start(_ plugins: String, serviceCommandTimeout: Double = 5) async throws -> RunningDaemon {
+    /// `hub` adds lines to the `hub:` section (indented by two spaces).
+    static func start(_ plugins: String, hub: String = "", serviceCommandTimeout: Double = 5) async throws -> RunningDaemon {
         let directory = "/tmp/lrt-\(UUID().uuidString.prefix(8).lowercased())"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let yaml = """
@@ -21,6 +22,7 @@ struct RunningDaemon {
               ingest: ["ipc://\(directory)/ingest.sock"]
               publish: ["ipc://\(directory)/publish.sock"]
               control: "ipc://\(directory)/control.sock"
+            \(hub.split(separator: "\n").map { "  " + $0 }.joined(separator: "\n"))
             log:
               level: warning
             \(plugins)

@@ -72,9 +72,11 @@ public struct ReplaySource: SourcePlugin {
             switch item {
             case .tick(let time):
                 try await pacer.wait(until: time)
+                try await context.waitForConsumers()
                 context.publish(tick, topic: "clock.tick", time: time)
             case .message(let topic, let envelope):
                 try await pacer.wait(until: envelope.time)
+                try await context.waitForConsumers()
                 context.publisher.republish(envelope, topic: topic)
                 published += 1
             case .skipped(let line, let reason):
@@ -117,9 +119,11 @@ public struct ReplaySource: SourcePlugin {
                     let (ticks, time) = scheduler.message(at: o.time)
                     for t in ticks {
                         try await pacer.wait(until: t)
+                        try await context.waitForConsumers()
                         context.publish(tick, topic: "clock.tick", time: t)
                     }
                     try await pacer.wait(until: time)
+                    try await context.waitForConsumers()
                     switch o.payload {
                     case .typed(let payload): context.publish(payload, topic: o.topic, time: time)
                     case .raw(let raw): context.publisher.publish(raw: raw, topic: o.topic, time: time)
@@ -130,6 +134,7 @@ public struct ReplaySource: SourcePlugin {
         } while scheduler.endOfPass(loop: configuration.loop)
         if let t = scheduler.closingTick() {
             try await pacer.wait(until: t)
+            try await context.waitForConsumers()
             context.publish(tick, topic: "clock.tick", time: t)
         }
         context.logger.info("recording finished", metadata: ["file": "\(path)", "format": "\(format)", "published": "\(published)"])

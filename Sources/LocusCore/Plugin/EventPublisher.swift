@@ -14,12 +14,16 @@ public protocol MessageOutlet: Sendable {
 public final class EventPublisher: @unchecked Sendable {
     public let producer: String
     private let outlet: any MessageOutlet
+    private let observer: (any PublishObserver)?
     private let lock = NSLock()
     private var seq: UInt64 = 0
 
-    public init(producer: String, outlet: any MessageOutlet) {
+    /// `observer`, if given, is told of each message as it is handed to `outlet` (the runtime
+    /// uses it to know how far ahead of its consumers each producer is).
+    public init(producer: String, outlet: any MessageOutlet, observer: (any PublishObserver)? = nil) {
         self.producer = producer
         self.outlet = outlet
+        self.observer = observer
     }
 
     /// Publishes `payload` on `topic` (a complete topic such as `obs.fix.gps0`) at event time `time`.
@@ -29,6 +33,7 @@ public final class EventPublisher: @unchecked Sendable {
         seq += 1
         var w = JSONWriter()
         EnvelopeCodec.encode(payload, producer: producer, seq: seq, time: time, into: &w)
+        observer?.published(producer: producer, topic: topic, seq: seq)
         outlet.send(topic: topic, body: w.bytes)
     }
 
@@ -39,6 +44,7 @@ public final class EventPublisher: @unchecked Sendable {
         seq += 1
         let body = EnvelopeCodec.encode(Envelope(type: raw.eventType, version: raw.schemaVersion, producer: producer,
                                                  seq: seq, time: time, payload: .raw(raw)))
+        observer?.published(producer: producer, topic: topic, seq: seq)
         outlet.send(topic: topic, body: body)
     }
 

@@ -124,13 +124,25 @@ public struct PluginContext: Sendable {
     public let logger: Logger
     public let publisher: EventPublisher
     private let statusReporter: @Sendable (PluginStatus.State, String?) -> Void
+    private let pacing: (any ConsumerPacing)?
 
-    public init(id: String, logger: Logger, publisher: EventPublisher,
+    public init(id: String, logger: Logger, publisher: EventPublisher, pacing: (any ConsumerPacing)? = nil,
                 statusReporter: @escaping @Sendable (PluginStatus.State, String?) -> Void) {
         self.id = id
         self.logger = logger
         self.publisher = publisher
+        self.pacing = pacing
         self.statusReporter = statusReporter
+    }
+
+    /// For a source that can wait (it reads a file): call before each publish. Returns at once
+    /// while the daemon's services and sinks keep up; otherwise when they have caught up, so
+    /// nothing is dropped for want of room. Live sources must not call it: a receiver does not
+    /// wait, and holding its data back only moves the loss (they drop, counted, instead).
+    /// - Throws: `CancellationError` when the source is being stopped.
+    public func waitForConsumers() async throws {
+        if let pacing { await pacing.waitForConsumers() }
+        try Task.checkCancellation()
     }
 
     public func publish<P: Payload>(_ payload: P, topic: String, time: EventTime) {

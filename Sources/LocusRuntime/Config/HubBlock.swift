@@ -25,6 +25,10 @@ struct HubBlock: DeclaredConfiguration {
              check: SettingCheck { $0 >= 0 ? nil : "must be 0 (unlimited) or more, found \($0)" })
     var highWaterMark: Int = HubSettings.defaultHighWaterMark
 
+    @Setting("subscription_buffer", "Messages each in-process service or sink subscription holds for its plugin. Sources reading files wait for a plugin that falls behind; live sources' messages past this are dropped and counted (slow_consumer).",
+             check: .within(16...10_000_000))
+    var subscriptionBuffer: Int = HubSettings.defaultSubscriptionBuffer
+
     @Setting("tick_interval", "Seconds between wall-clock clock.tick messages.", check: .within(HubSettings.tickIntervalRange, unit: "seconds"))
     var tickInterval: Double = HubSettings.defaultTickInterval
 
@@ -69,6 +73,7 @@ struct HubBlock: DeclaredConfiguration {
         if let control { hub.control = control.endpoint }
         hub.maxMessageBytes = maxMessageBytes
         hub.highWaterMark = highWaterMark
+        hub.subscriptionBuffer = subscriptionBuffer
         hub.tickInterval = tickInterval
         hub.externalTopics = externalTopics
         hub.validatePayloads = validatePayloads

@@ -17,6 +17,9 @@ public struct HubSettings: Sendable, Equatable {
     public var controlMaxRequestBytes = ControlServer.defaultMaxRequestBytes
     /// ZeroMQ high-water mark for the hub's sockets; 0 = unlimited.
     public var highWaterMark: Int
+    /// Messages each in-process subscription (a service's or sink's) holds for its plugin;
+    /// past it a live source's messages are dropped and counted (`slow_consumer`).
+    public var subscriptionBuffer = HubSettings.defaultSubscriptionBuffer
     /// Seconds between wall-clock ticks when no replay source drives the clock.
     public var tickInterval: Double
     /// Topic prefixes outside publishers produce, so subscriptions to them validate.
@@ -31,6 +34,15 @@ public struct HubSettings: Sendable, Equatable {
     public static let defaultMaxMessageBytes = 262_144
     public static let defaultHighWaterMark = 100_000
     public static let defaultTickInterval = 1.0
+    public static let defaultSubscriptionBuffer = 100_000
+
+    /// How far (in one producer's sequence numbers) an in-process subscriber may fall behind
+    /// before sources reading files wait for it: well inside both its buffer and ZeroMQ's queue.
+    public var deliveryWindow: UInt64 {
+        var w = min(4096, subscriptionBuffer / 4)
+        if highWaterMark > 0 { w = min(w, highWaterMark / 2) }
+        return UInt64(max(2, w))
+    }
     public static let maxMessageBytesRange = 1024...(64 * 1024 * 1024)
     public static let tickIntervalRange = 0.01...3600.0
     public static let controlMaxRequestBytesRange = 1024...(64 * 1024 * 1024)

@@ -51,7 +51,7 @@ def doc_sections():
     out = {}
     for sec in sections:
         heading, _, body = sec.partition("\n")
-        m = re.match(r"5\.\d+ (.*?):", heading)
+        m = re.match(r"5\.\d+(?:\.\d+)? (.*?):", heading)
         if not m:
             continue
         types = re.findall(r"`([a-z_.]+)`", m.group(1))

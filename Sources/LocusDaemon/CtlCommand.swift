@@ -9,7 +9,8 @@ struct CtlCommand: AsyncParsableCommand {
         commandName: "ctl",
         abstract: "Send a command to a running `locus run` over its control socket.",
         discussion: """
-        Commands: status (hub counters, plugin states), plugins (configured plugins), help (what \
+        Commands: status (hub counters, plugin states), metrics (the same counters as Prometheus \
+        text), plugins (configured plugins), help (what \
         the daemon answers, with the commands services add, such as region.add).
         Leading words join into a dotted command name: `locus ctl region add …` sends region.add \
         (`locus ctl region.add …` is the same). Arguments are key=value pairs; values that parse \
@@ -67,7 +68,12 @@ struct CtlCommand: AsyncParsableCommand {
             if let value, value["ok"] != .bool(true) { throw ExitCode(ExitStatus.failure) }
         } else if let value {
             if case .bool(true)? = value["ok"] {
-                print(Self.pretty(value["result"] ?? .null))
+                if case .string(let text)? = value["result"], command == "metrics" {
+                    // The Prometheus text itself, as a scraper would get it.
+                    print(text, terminator: "")
+                } else {
+                    print(Self.pretty(value["result"] ?? .null))
+                }
             } else {
                 FileHandle.standardError.write(Data("locus ctl: \(value["error"]?.stringValue ?? "error")\n".utf8))
                 throw ExitCode(ExitStatus.failure)

@@ -18,6 +18,23 @@ extension BusFeed {
 public protocol ClosableOutlet: MessageOutlet {
     /// Sends what is queued, then releases the socket.
     func close()
+    /// Messages handed on and dropped (at the high-water mark, or after close), for
+    /// `locus ctl status`; nil if not counted.
+    var sendStatistics: OutletStatistics? { get }
+}
+
+extension ClosableOutlet {
+    public var sendStatistics: OutletStatistics? { nil }
+}
+
+/// Counters of an outlet.
+public struct OutletStatistics: Sendable, Equatable {
+    public var sent: UInt64
+    public var dropped: UInt64
+    public init(sent: UInt64, dropped: UInt64) {
+        self.sent = sent
+        self.dropped = dropped
+    }
 }
 
 /// How plugin runners attach to the bus. The runtime implements it over the ZeroMQ hub; tests

@@ -72,9 +72,10 @@ public final class Daemon: @unchecked Sendable {
         let status = StatusBoard(publisher: EventPublisher(producer: "locus", outlet: statusOutlet),
                                  logger: Logger(label: "locus.status"))
         let started = StartedRunners()
-        registerCommands(hub: hub, status: status, runners: started, control: control)
-
         let gate = DeliveryGate(window: configuration.hub.deliveryWindow, logger: Logger(label: "locus.delivery"))
+        let reporter = DaemonReporter(hub: hub, control: control, status: status, runners: started, gate: gate)
+        registerCommands(reporter: reporter)
+
         var runners: [PluginRunner] = []
         // Sinks and services first: their subscriptions must be live before any source publishes.
         for plugin in configuration.plugins where plugin.kind == .sink {
@@ -93,6 +94,20 @@ public final class Daemon: @unchecked Sendable {
                   successTerminationBehavior: .ignore, failureTerminationBehavior: .gracefullyShutdownGroup,
                   serviceName: "hub"),
         ]
+        services.append(.init(service: DropReportService(interval: configuration.hub.statusInterval, publisher: status.publisher,
+                                                         logger: Logger(label: "locus.drops")) { reporter.report() },
+                              successTerminationBehavior: .ignore, failureTerminationBehavior: .ignore, serviceName: "drops"))
+        if let address = configuration.hub.metrics {
+            let metricsLogger = Logger(label: "locus.metrics")
+            if !address.isLoopback {
+                metricsLogger.warning("metrics are served beyond loopback: anyone who can reach it sees every plugin's counters",
+                                      metadata: ["address": "\(address.text)"])
+            }
+            // A port that cannot be bound stops the daemon, as an endpoint of the hub does.
+            services.append(.init(service: MetricsServer(address: address, logger: metricsLogger) { reporter.metrics() },
+                                  successTerminationBehavior: .ignore, failureTerminationBehavior: .gracefullyShutdownGroup,
+                                  serviceName: "metrics"))
+        }
         for r in runners {
             services.append(.init(service: r, successTerminationBehavior: .ignore,
                                   failureTerminationBehavior: .ignore, serviceName: r.plugin.id))
@@ -167,39 +182,13 @@ public final class Daemon: @unchecked Sendable {
         router.register(in: commands)
     }
 
-    func registerCommands(hub: Hub, status: StatusBoard, runners: StartedRunners, control: ControlServer) {
+    func registerCommands(reporter: DaemonReporter) {
         let plugins = configuration.plugins
         commands.register("status", summary: "Hub counters and each plugin's latest state.") { _ in
-            let s = hub.statistics
-            var dropped: [String: JSONValue] = [:]
-            for (k, v) in s.dropped { dropped[k] = .number(Double(v)) }
-            let states: [JSONValue] = status.snapshot.map { p in
-                var o: [String: JSONValue] = ["plugin": .string(p.plugin), "kind": .string(p.kind),
-                                              "type": .string(p.pluginType), "state": .string(p.state.rawValue),
-                                              "restarts": .number(Double(p.restarts))]
-                if let r = p.reason { o["reason"] = .string(r) }
-                if let received = runners.received(by: p.plugin) {
-                    // Skipped at the plugin's own subscription: undecodable (a payload that does
-                    // not decode, e.g. a non-finite number or a latitude past 90) and slow_consumer.
-                    o["received"] = .object([
-                        "delivered": .number(Double(received.delivered)),
-                        "dropped": .object(["undecodable": .number(Double(received.undecodable)),
-                                            "slow_consumer": .number(Double(received.droppedSlowConsumer))]),
-                    ])
-                }
-                return .object(o)
-            }
-            let c = control.statistics
-            var refused: [String: JSONValue] = [:]
-            for r in ControlStatistics.Refusal.allCases { refused[r.rawValue] = .number(Double(c.refused[r] ?? 0)) }
-            return .object([
-                "hub": .object(["forwarded": .number(Double(s.forwarded)), "dropped": .object(dropped),
-                                "subscriptions": .number(Double(s.subscriptions)),
-                                "subscribers_cut_off": .number(Double(s.subscribersCutOff))]),
-                "control": .object(["accepted": .number(Double(c.accepted)), "in_progress": .number(Double(c.inProgress)),
-                                    "refused": .object(refused)]),
-                "plugins": .array(states),
-            ])
+            reporter.report().statusJSON
+        }
+        commands.register("metrics", summary: "The counters as Prometheus text (what hub.metrics serves over HTTP).") { _ in
+            .string(String(decoding: reporter.metrics(), as: UTF8.self))
         }
         commands.register("plugins", summary: "The configured plugins with their types, topics and ids.") { _ in
             .array(plugins.map { p in
@@ -246,8 +235,8 @@ final class StartedRunners: @unchecked Sendable {
         lock.withLock { runners = Dictionary(list.map { ($0.plugin.id, $0) }, uniquingKeysWith: { a, _ in a }) }
     }
 
-    func received(by plugin: String) -> SubscriptionStatistics? {
-        lock.withLock { runners[plugin] }?.received
+    func runner(_ plugin: String) -> PluginRunner? {
+        lock.withLock { runners[plugin] }
     }
 }
 

@@ -142,6 +142,11 @@ final class DeliveryGate: ConsumerPacing, PublishObserver, @unchecked Sendable {
         }
     }
 
+    /// The largest lag of `subscriber` over the producers it is followed for.
+    func largestLag(of subscriber: Subscriber) -> UInt64 {
+        lock.withLock { subscriber.published.keys.map { subscriber.lag(of: $0) }.max() ?? 0 }
+    }
+
     /// Sources that have had to wait, for `locus ctl status`.
     var waitCount: UInt64 { lock.withLock { waits } }
 

@@ -40,6 +40,7 @@ struct OutletBox: ClosableOutlet {
     let outlet: SocketOutlet
     func send(topic: String, body: [UInt8]) { outlet.send(topic: topic, body: body) }
     func close() { outlet.close(drainTimeout: 1.0) }
+    var sendStatistics: OutletStatistics? { OutletStatistics(sent: outlet.sentCount, dropped: outlet.droppedCount) }
 }
 
 struct FeedBox: BusFeed {

@@ -42,6 +42,10 @@ public final class PluginRunner: Service, @unchecked Sendable {
     let gate: DeliveryGate?
     /// This plugin's subscription as the gate follows it.
     private var gated: DeliveryGate.Subscriber?
+    /// What the plugin published.
+    let tally: PublishTally
+    /// The instance running now (for its counters).
+    private var runningInstance: PluginInstance?
 
     public convenience init(plugin: ConfiguredPlugin, bus: any BusAttachment, status: StatusBoard) throws {
         try self.init(plugin: plugin, bus: bus, status: status, gate: nil)
@@ -54,7 +58,8 @@ public final class PluginRunner: Service, @unchecked Sendable {
         self.gate = gate
         self.logger = plugin.setup.logger
         self.outlet = try bus.makeOutlet(for: plugin.id)
-        self.publisher = EventPublisher(producer: plugin.id, outlet: outlet, observer: gate)
+        self.tally = PublishTally(gate: gate)
+        self.publisher = EventPublisher(producer: plugin.id, outlet: outlet, observer: tally)
         if case .service(let s) = plugin.instance, let commandable = s as? any CommandableService {
             commands = commandable.commands
             commandInbox = ServiceCommandInbox(refusing: Self.startingReason(plugin.id))
@@ -74,7 +79,7 @@ public final class PluginRunner: Service, @unchecked Sendable {
     func followFeed(_ prefixes: [String]) -> DeliveryGate.Subscriber? {
         guard let gate else { return nil }
         let s = gate.add(consumer: plugin.id, prefixes: prefixes)
-        gated = s
+        lock.withLock { gated = s }
         return s
     }
 
@@ -195,6 +200,7 @@ public final class PluginRunner: Service, @unchecked Sendable {
     }
 
     func runOnce(_ instance: PluginInstance) async throws {
+        lock.withLock { runningInstance = instance }
         switch instance {
         case .source(let source):
             let context = makeContext()
@@ -266,6 +272,27 @@ public final class PluginRunner: Service, @unchecked Sendable {
             total.add(current)
             return total
         }
+    }
+
+    /// The running instance's own counters (`ReportsCounters`), or the last instance's.
+    public var reportedCounters: [String: UInt64]? {
+        let instance = lock.withLock { runningInstance }
+        switch instance {
+        case .source(let s): return (s as? any ReportsCounters)?.reportedCounters
+        case .sink(let s): return (s as? any ReportsCounters)?.reportedCounters
+        case .service, nil: return nil
+        }
+    }
+
+    /// What the outlet sent and dropped.
+    public var sendStatistics: OutletStatistics? { outlet.sendStatistics }
+
+    /// How far the plugin's subscription is behind the producers feeding it (in sequence
+    /// numbers; the largest over producers); nil when not followed.
+    public var lag: UInt64? {
+        guard let gate else { return nil }
+        let followed = lock.withLock { gated }
+        return followed.map { gate.largestLag(of: $0) }
     }
 
     func makeContext() -> PluginContext {

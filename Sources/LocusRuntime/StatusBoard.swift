@@ -5,7 +5,8 @@ import Logging
 /// Publishes plugin state changes on `status.<id>` and remembers the latest per plugin for the
 /// control socket's `status` command. Thread-safe.
 public final class StatusBoard: @unchecked Sendable {
-    private let publisher: EventPublisher
+    /// The runtime's own publisher (producer `locus`), shared with `status.drops`.
+    let publisher: EventPublisher
     private let logger: Logger
     private let lock = NSLock()
     private var latest: [String: PluginStatus] = [:]

@@ -140,7 +140,7 @@ struct ServiceCommandDaemonTests {
             Issue.record("help is not an object")
             return
         }
-        #expect(Set(help.keys) == ["help", "status", "plugins",
+        #expect(Set(help.keys) == ["help", "status", "plugins", "metrics",
                                    "counter.add", "counter.remove", "counter.list", "counter.boom",
                                    "solo.add", "solo.remove", "solo.list", "solo.boom"])
         #expect(help["solo.add"] == .string("Add name=<text>."))

@@ -51,3 +51,7 @@ public struct BLESource: SourcePlugin {
         }
     }
 }
+
+extension BLESource: ReportsCounters {
+    public var reportedCounters: [String: UInt64] { statistics.counterValues }
+}

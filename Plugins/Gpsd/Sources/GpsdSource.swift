@@ -160,3 +160,7 @@ struct StatusReporter {
         context.reportStatus(state, reason: reason)
     }
 }
+
+extension GpsdSource: ReportsCounters {
+    public var reportedCounters: [String: UInt64] { statistics.counterValues }
+}

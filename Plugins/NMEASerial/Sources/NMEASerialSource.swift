@@ -220,3 +220,7 @@ struct SerialStatusReporter {
         context.reportStatus(state, reason: reason)
     }
 }
+
+extension NMEASerialSource: ReportsCounters {
+    public var reportedCounters: [String: UInt64] { statistics.counterValues }
+}

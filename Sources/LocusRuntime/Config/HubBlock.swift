@@ -29,6 +29,10 @@ struct HubBlock: DeclaredConfiguration {
              check: .within(16...10_000_000))
     var subscriptionBuffer: Int = HubSettings.defaultSubscriptionBuffer
 
+    @Setting("status_interval", "Seconds between two status.drops events at most (one is published only when something was dropped).",
+             check: .within(HubSettings.statusIntervalRange, unit: "seconds"))
+    var statusInterval: Double = HubSettings.defaultStatusInterval
+
     @Setting("tick_interval", "Seconds between wall-clock clock.tick messages.", check: .within(HubSettings.tickIntervalRange, unit: "seconds"))
     var tickInterval: Double = HubSettings.defaultTickInterval
 
@@ -63,6 +67,10 @@ struct HubBlock: DeclaredConfiguration {
     @Setting("max_subscription_bytes", "Total length of the prefixes all outside subscribers together may hold.", check: .bytes(256...(1 << 30)))
     var maxSubscriptionBytes: Int = SubscriptionLimits.defaultTotalBytes
 
+    @Setting("metrics", "host:port to serve Prometheus metrics on over HTTP (GET /metrics); off unless set. Keep it on loopback unless the network is trusted: the counters name every plugin.",
+             default: "off")
+    var metrics: MetricsAddressSetting? = nil
+
     init() {}
 
     /// `defaults` with what this block sets; `directory` is the config file's.
@@ -74,6 +82,8 @@ struct HubBlock: DeclaredConfiguration {
         hub.maxMessageBytes = maxMessageBytes
         hub.highWaterMark = highWaterMark
         hub.subscriptionBuffer = subscriptionBuffer
+        hub.statusInterval = statusInterval
+        hub.metrics = metrics?.address
         hub.tickInterval = tickInterval
         hub.externalTopics = externalTopics
         hub.validatePayloads = validatePayloads
@@ -109,6 +119,22 @@ struct EndpointList: SettingValue, Equatable {
 }
 
 /// The control socket's one endpoint, checked (`ConfigEndpoint.problem`).
+/// `hub.metrics`: `host:port`, checked (`MetricsAddress.parse`).
+struct MetricsAddressSetting: SettingValue, Equatable {
+    var address: MetricsAddress
+
+    static var settingType: String { "host:port" }
+    var settingText: String { address.text }
+
+    static func readSetting(from container: KeyedDecodingContainer<SettingKey>, forKey key: SettingKey) throws -> MetricsAddressSetting {
+        let text = try container.decode(String.self, forKey: key)
+        switch MetricsAddress.parse(text) {
+        case .success(let a): return MetricsAddressSetting(address: a)
+        case .failure(let e): throw ConfigValueError(key: key.stringValue, e.description)
+        }
+    }
+}
+
 struct ControlEndpoint: SettingValue, Equatable {
     var endpoint: String
 

@@ -20,6 +20,10 @@ public struct HubSettings: Sendable, Equatable {
     /// Messages each in-process subscription (a service's or sink's) holds for its plugin;
     /// past it a live source's messages are dropped and counted (`slow_consumer`).
     public var subscriptionBuffer = HubSettings.defaultSubscriptionBuffer
+    /// Seconds between two `status.drops` events at most.
+    public var statusInterval = HubSettings.defaultStatusInterval
+    /// Where metrics are served over HTTP (`hub.metrics`); nil = not served.
+    public var metrics: MetricsAddress?
     /// Seconds between wall-clock ticks when no replay source drives the clock.
     public var tickInterval: Double
     /// Topic prefixes outside publishers produce, so subscriptions to them validate.
@@ -35,6 +39,8 @@ public struct HubSettings: Sendable, Equatable {
     public static let defaultHighWaterMark = 100_000
     public static let defaultTickInterval = 1.0
     public static let defaultSubscriptionBuffer = 100_000
+    public static let defaultStatusInterval = 10.0
+    public static let statusIntervalRange = 0.1...86_400.0
 
     /// How far (in one producer's sequence numbers) an in-process subscriber may fall behind
     /// before sources reading files wait for it: well inside both its buffer and ZeroMQ's queue.

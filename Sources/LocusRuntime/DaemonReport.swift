@@ -1,0 +1,95 @@
+import Foundation
+import LocusBus
+import LocusCore
+
+/// Everything the daemon counts, read at one moment: the source of `locus ctl status`, the
+/// metrics exposition and the `status.drops` events, so the three always agree.
+public struct DaemonReport: Sendable {
+    public var hub: HubStatistics
+    public var control: ControlStatistics
+    public var plugins: [PluginReport]
+    /// Times a source reading a file had to wait for in-process consumers.
+    public var deliveryWaits: UInt64
+    /// Seconds since the daemon started.
+    public var uptime: Double
+
+    /// One plugin's state and counters.
+    public struct PluginReport: Sendable {
+        public var status: PluginStatus
+        /// What its subscription delivered and dropped (services and sinks).
+        public var received: SubscriptionStatistics?
+        /// What it published (its outlet's counts) and how many were fixes.
+        public var sent: OutletStatistics?
+        public var published: UInt64
+        public var fixes: UInt64
+        /// Seconds since its last `obs.fix.*` message (sources), nil before the first.
+        public var lastFixAge: Double?
+        /// How far its subscription is behind, in sequence numbers (nil if not followed).
+        public var lag: UInt64?
+        /// The plugin's own counters (`ReportsCounters`).
+        public var counters: [String: UInt64]?
+    }
+
+    /// Every drop counter by place and reason, as `place.reason` (for `status.drops`): the
+    /// hub's reasons, each plugin's subscription (`<id>.slow_consumer`, `<id>.undecodable`)
+    /// and outlet (`<id>.send_dropped`), and the control socket's refusals.
+    public var dropCounters: [String: UInt64] {
+        var out: [String: UInt64] = [:]
+        for (reason, n) in hub.dropped { out["hub.\(reason)"] = n }
+        out["hub.subscribers_cut_off"] = hub.subscribersCutOff
+        for r in ControlStatistics.Refusal.allCases { out["control.\(r.rawValue)"] = control.refused[r] ?? 0 }
+        for p in plugins {
+            if let r = p.received {
+                out["\(p.status.plugin).slow_consumer"] = r.droppedSlowConsumer
+                out["\(p.status.plugin).undecodable"] = r.undecodable
+            }
+            if let s = p.sent { out["\(p.status.plugin).send_dropped"] = s.dropped }
+        }
+        return out
+    }
+}
+
+extension DaemonReport {
+    /// The `status` control reply.
+    var statusJSON: JSONValue {
+        func n(_ v: UInt64) -> JSONValue { .number(Double(v)) }
+        var dropped: [String: JSONValue] = [:]
+        for (k, v) in hub.dropped { dropped[k] = n(v) }
+        let states: [JSONValue] = plugins.map { p in
+            let s = p.status
+            var o: [String: JSONValue] = ["plugin": .string(s.plugin), "kind": .string(s.kind),
+                                          "type": .string(s.pluginType), "state": .string(s.state.rawValue),
+                                          "restarts": .number(Double(s.restarts))]
+            if let r = s.reason { o["reason"] = .string(r) }
+            if let received = p.received {
+                // Skipped at the plugin's own subscription: undecodable (a payload that does
+                // not decode, e.g. a non-finite number or a latitude past 90) and slow_consumer.
+                var r: [String: JSONValue] = [
+                    "delivered": n(received.delivered),
+                    "dropped": .object(["undecodable": n(received.undecodable),
+                                        "slow_consumer": n(received.droppedSlowConsumer)]),
+                ]
+                if let lag = p.lag { r["lag"] = n(lag) }
+                o["received"] = .object(r)
+            }
+            if let sent = p.sent, p.published > 0 || sent.dropped > 0 {
+                // Published by the plugin; dropped at its outlet (the hub's ingest was full).
+                o["published"] = .object(["sent": n(sent.sent), "dropped": n(sent.dropped)])
+            }
+            if let age = p.lastFixAge { o["last_fix_age"] = .number((age * 10).rounded() / 10) }
+            if let counters = p.counters, !counters.isEmpty { o["counters"] = .object(counters.mapValues { n($0) }) }
+            return .object(o)
+        }
+        var refused: [String: JSONValue] = [:]
+        for r in ControlStatistics.Refusal.allCases { refused[r.rawValue] = n(control.refused[r] ?? 0) }
+        return .object([
+            "hub": .object(["forwarded": n(hub.forwarded), "dropped": .object(dropped),
+                            "subscriptions": .number(Double(hub.subscriptions)),
+                            "subscribers_cut_off": n(hub.subscribersCutOff)]),
+            "control": .object(["accepted": n(control.accepted), "in_progress": .number(Double(control.inProgress)),
+                                "refused": .object(refused)]),
+            "delivery": .object(["waits": n(deliveryWaits)]),
+            "plugins": .array(states),
+        ])
+    }
+}

@@ -37,6 +37,7 @@ let package = Package(
         .library(name: "LocusTestKit", targets: ["LocusTestKit"]),
         .library(name: "LocusNMEA", targets: ["LocusNMEA"]),
         .library(name: "LocusFormats", targets: ["LocusFormats"]),
+        .library(name: "LocusStore", targets: ["LocusStore"]),
     ],
     dependencies: [
         .package(url: "https://github.com/jpsim/Yams.git", from: "6.2.2"),
@@ -81,7 +82,7 @@ let package = Package(
         .target(
             name: "LocusRuntime",
             dependencies: [
-                "LocusCore", "LocusBus",
+                "LocusCore", "LocusBus", "LocusStore",
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -97,7 +98,7 @@ let package = Package(
         .target(
             name: "LocusDaemon",
             dependencies: [
-                "LocusCore", "LocusBus", "LocusRuntime", "LocusPlugins", "LocusConsoleSink", "LocusFormats", "LocusBLE",
+                "LocusCore", "LocusBus", "LocusRuntime", "LocusStore", "LocusPlugins", "LocusConsoleSink", "LocusFormats", "LocusBLE",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -141,7 +142,7 @@ let package = Package(
         ),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["LocusCore", "LocusRuntime", "LocusPlugins", "LocusTestKit", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["LocusCore", "LocusRuntime", "LocusStore", "LocusPlugins", "LocusTestKit", .product(name: "Logging", package: "swift-log")],
             exclude: ["Scripts"],
             resources: [.copy("Fixtures")]
         ),

@@ -2,7 +2,7 @@
 import PackageDescription
 
 /// libFuzzer targets for Locus's readers of outside bytes: the NMEA 0183 decoder and the
-/// recording readers (GPX, gpsd JSON, Locus recordings). A package of its own because the
+/// recording readers (GPX, gpsd JSON, Locus recordings), and the journal's record reader. A package of its own because the
 /// executables only link with `-sanitize=fuzzer` (which brings libFuzzer's runtime), so the root
 /// package's plain `swift build` must not see them. Build and run with `Fuzz/run-fuzz.sh`; see
 /// README.md.
@@ -16,6 +16,7 @@ let package = Package(
     name: "LocusFuzz",
     products: [
         .executable(name: "locus-nmea-fuzz", targets: ["LocusNMEAFuzz"]),
+        .executable(name: "locus-journal-fuzz", targets: ["LocusJournalFuzz"]),
     ] + readers.map { .executable(name: $0.product, targets: [$0.target]) },
     dependencies: [
         .package(name: "Locus", path: ".."),
@@ -29,6 +30,10 @@ let package = Package(
                 .product(name: "LocusNMEA", package: "Locus"),
                 .product(name: "LocusCore", package: "Locus"),
             ]
+        ),
+        .executableTarget(
+            name: "LocusJournalFuzz",
+            dependencies: ["CLibFuzzer", .product(name: "LocusStore", package: "Locus")]
         ),
         .target(
             name: "LocusReaderFuzzSupport",

@@ -4,7 +4,9 @@
 set -uo pipefail
 SWIFT="${SWIFT:-swift}"
 log="$(mktemp "${TMPDIR:-/tmp}/locus-swift-test.XXXXXX")"
-trap 'rm -f "$log"' EXIT
+# Daemons the tests start keep their journal in the state directory: a fresh one per run, not ~/.local/state.
+export LOCUS_STATE_DIR="${LOCUS_STATE_DIR:-$(mktemp -d "${TMPDIR:-/tmp}/locus-test-state.XXXXXX")}"
+trap 'rm -f "$log"; rm -rf "$LOCUS_STATE_DIR"' EXIT
 "$SWIFT" test --skip-build --no-parallel "$@" 2>&1 | tee "$log"
 status=${PIPESTATUS[0]}
 if [ "$status" -ne 0 ]; then

@@ -13,6 +13,7 @@ public final class Hub: @unchecked Sendable {
     private let registry: PayloadRegistry
     private let context: ZMQContext
     private let logger: Logger
+    private let journal: (any MessageJournal)?
     private let counters = HubCounters()
     private let tokens = SyncTokenBook()
     private let stopFlag = StopFlag()
@@ -24,8 +25,11 @@ public final class Hub: @unchecked Sendable {
     private enum State { case idle, running, stopped }
 
     /// `registry` lists the event types the hub accepts; `context` must be the one in-process
-    /// publishers and subscribers use (inproc endpoints exist per context).
-    public init(configuration: HubConfiguration, registry: PayloadRegistry, context: ZMQContext, logger: Logger) {
+    /// publishers and subscribers use (inproc endpoints exist per context). With a `journal`,
+    /// every accepted message it `takes` is appended and committed before it is forwarded.
+    public init(configuration: HubConfiguration, registry: PayloadRegistry, context: ZMQContext, logger: Logger,
+                journal: (any MessageJournal)? = nil) {
+        self.journal = journal
         self.configuration = configuration
         self.registry = registry
         self.context = context
@@ -49,11 +53,11 @@ public final class Hub: @unchecked Sendable {
         try configuration.validate()
         let startup = StartupResult()
         let boundBox = BoundEndpoints()
-        let thread = WorkerThread(name: "locus-hub") { [configuration, registry, context, logger, counters, tokens, stopFlag] in
+        let thread = WorkerThread(name: "locus-hub") { [configuration, registry, context, logger, counters, tokens, stopFlag, journal] in
             let forwarder: HubForwarder
             do {
                 forwarder = try HubForwarder(configuration: configuration, registry: registry, context: context, logger: logger,
-                                             counters: counters, tokens: tokens, stop: stopFlag)
+                                             counters: counters, tokens: tokens, stop: stopFlag, journal: journal)
             } catch {
                 startup.report(error)
                 return

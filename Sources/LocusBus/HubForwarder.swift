@@ -26,13 +26,18 @@ final class HubForwarder {
     private let publishEvents: ZMQSocket
     private let publishEventsEndpoint = "inproc://locus-hub-publish-events-\(UUID().uuidString)"
     private var warnedSubscriptionLimit = false
+    /// Where accepted messages are written before they are forwarded (nil: no journal).
+    private let journal: (any MessageJournal)?
+    /// When a failed journal write was last logged (at most one line a minute).
+    private var lastJournalWarning: ContinuousClock.Instant?
 
     /// Messages forwarded between two checks of the stop flag and the subscription side; large
     /// enough to amortise those checks, small enough to keep sync tokens and stop prompt.
     static let burst = 1024
 
     init(configuration: HubConfiguration, registry: PayloadRegistry, context: ZMQContext, logger: Logger,
-         counters: HubCounters, tokens: SyncTokenBook, stop: StopFlag) throws {
+         counters: HubCounters, tokens: SyncTokenBook, stop: StopFlag, journal: (any MessageJournal)? = nil) throws {
+        self.journal = journal
         self.configuration = configuration
         self.logger = logger
         self.counters = counters
@@ -102,7 +107,7 @@ final class HubForwarder {
             while !stop.isSet {
                 if mustPoll {
                     let ready = try poller.poll(timeoutMilliseconds: 100)
-                    if ready.isEmpty { reporter.tick(); continue }
+                    if ready.isEmpty { reporter.tick(); journal?.maintain(); continue }
                 }
                 var n = 0
                 while n < Self.burst {
@@ -118,6 +123,7 @@ final class HubForwarder {
                 counters.setSubscriptions(subscriptions.total)
                 counters.setForwarded(forwarded)
                 reporter.tick()
+                journal?.maintain()
             }
         } catch let error as ZMQError where error.isContextTerminated {
             logger.info("hub stopping: the ZeroMQ context was shut down")
@@ -167,12 +173,33 @@ final class HubForwarder {
                 valid |= 1 << UInt64(k)
             }
         }
+        if let journal, valid != 0 { record(batch, valid, in: journal) }
         for k in 0..<batch.count where valid & (1 << UInt64(k)) != 0 {
             try batch.send(k, to: publish)
             forwarded &+= 1
         }
         batch.reset()
         return received
+    }
+
+    /// Appends the batch's valid messages the journal takes and commits them, before any is sent:
+    /// whatever a subscriber sees is then in the journal. A failed write is counted by the
+    /// journal; the messages are forwarded anyway.
+    private func record(_ batch: MessageBatch, _ valid: UInt64, in journal: any MessageJournal) {
+        var any = false
+        for k in 0..<batch.count where valid & (1 << UInt64(k)) != 0 {
+            batch.withMessage(k) { topic, body in
+                if journal.takes(topic: topic) {
+                    journal.append(topic: topic, body: body)
+                    any = true
+                }
+            }
+        }
+        guard any, !journal.commit() else { return }
+        let now = ContinuousClock.now
+        if let last = lastJournalWarning, now - last < .seconds(60) { return }
+        lastJournalWarning = now
+        logger.error("could not write to the journal; messages are forwarded but not journaled (counted as journal.not_written)")
     }
 
     private func drop(_ rejection: MessageRejection) {

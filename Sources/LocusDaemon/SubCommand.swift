@@ -3,6 +3,7 @@ import Foundation
 import LocusBus
 import LocusConsoleSink
 import LocusCore
+import LocusStore
 import Logging
 
 /// Shared by `sub` and `record`: a SUB socket on the calling thread, until Ctrl-C, a count, or a duration.
@@ -13,23 +14,55 @@ struct SubscriberLoop {
     var duration: Double?
 
     func run(_ handle: (String, [UInt8]) throws -> Void) throws {
+        try run(catchup: nil, handle)
+    }
+
+    /// With `catchup`, first asks the catch-up socket for what was missed, then goes live
+    /// without a gap or a repeat (docs/protocol.md 13.2). Returns true if the journal no longer
+    /// held all that was asked for.
+    @discardableResult
+    func run(catchup: (endpoint: String, start: CatchupStart)?, _ handle: (String, [UInt8]) throws -> Void) throws -> Bool {
         InterruptFlag.install()
         let context = ZMQContext()
         let socket = try ZMQSocket(context: context, type: .sub)
         defer { socket.close() }
         try socket.setReceiveHighWaterMark(0)
-        for p in prefixes.isEmpty ? [""] : prefixes { try socket.subscribe(p) }
+        // Connect first: subscriptions made before connecting are sent in prefix-tree order,
+        // which would put the token (it starts with NUL) before the prefixes.
         try socket.connect(endpoint)
+        for p in prefixes.isEmpty ? [""] : prefixes { try socket.subscribe(p) }
+        // Last, so that once the hub has it every prefix above is active (SyncToken).
+        let token = "sync." + UUID().uuidString.lowercased()
+        if catchup != nil { try socket.subscribe([0] + Array(token.utf8)) }
         let deadline = duration.map { Date().addingTimeInterval($0) }
         var received = 0
+        var overlap = OverlapFilter(caughtUp: [:])
+        var truncated = false
+        if let catchup {
+            var last = catchup.start.after
+            var done = false
+            truncated = try CatchupClient(endpoint: catchup.endpoint, start: catchup.start, prefixes: prefixes, token: token)
+                .run(context: context, interrupted: { InterruptFlag.isRaised || done }) { topic, body in
+                    if let o = body.withUnsafeBytes({ EnvelopeOrigin.read($0) }) { last[o.producer] = o.seq }
+                    try handle(topic, body)
+                    received += 1
+                    if let count, received >= count { done = true }
+                }
+            if done { return truncated }
+            overlap = OverlapFilter(caughtUp: last)
+            // The token has done its work; it counts against the hub's subscription limits.
+            try socket.unsubscribe([0] + Array(token.utf8))
+        }
         while !InterruptFlag.isRaised {
             if let deadline, Date() >= deadline { break }
             guard let frames = try socket.receiveMultipart(timeoutMilliseconds: 100) else { continue }
             guard frames.count == 2 else { continue }
+            if overlap.isRepeat(frames[1]) { continue }
             try handle(String(decoding: frames[0], as: UTF8.self), frames[1])
             received += 1
             if let count, received >= count { break }
         }
+        return truncated
     }
 }
 
@@ -76,10 +109,26 @@ struct SubCommand: AsyncParsableCommand {
         Sequence gaps (docs/protocol.md 4.2) are reported on stderr as they happen, with a \
         summary at the end; with --json a line after a gap also carries \
         "gap": {"producer", "after", "seq", "missed"[, "restarted"]}.
+
+        --since and --resume first print what the daemon's journal holds that this subscriber \
+        has not seen (the catch-up socket, docs/protocol.md 13.2), then continue live without a \
+        gap or a repeat. The journal takes service events, not obs. or clock. messages. \
+        --resume FILE keeps the last sequence number seen per producer in FILE (rewritten at \
+        most every 0.2 s and at exit): run it again with the same FILE to get exactly what \
+        came meanwhile. After a kill -9, what was printed in the last 0.2 s is printed again.
         """
     )
 
     @OptionGroup var subscription: SubscriptionOptions
+
+    @Option(name: .long, help: ArgumentHelp("Catch up first: 'all' the journal holds, a time (2026-11-25T10:00:00Z, or 30s, 10m, 2h, 1d ago), or PRODUCER:SEQ[,PRODUCER:SEQ…] (the last seen of each).", valueName: "when"))
+    var since: String?
+
+    @Option(name: .long, help: ArgumentHelp("Keep the position (last sequence number per producer) in this file and continue from it when started again.", valueName: "file"))
+    var resume: String?
+
+    @Option(name: .long, help: "Catch-up endpoint of the hub (default: the hub.catchup of the config, else the runtime directory's catchup.sock).")
+    var catchupEndpoint: String?
 
     @Flag(name: .long, help: "Print recording-format JSON lines instead of readable lines.")
     var json = false
@@ -88,10 +137,37 @@ struct SubCommand: AsyncParsableCommand {
         let registry = ConfigSupport.registry
         let loop = try subscription.loop()
         let filtered = !subscription.prefixes.isEmpty && !subscription.prefixes.contains("")
-        var gaps = SequenceGapTracker()
-        var received = 0
+        var start: CatchupStart?
+        if let since {
+            switch CatchupStart.parse(since) {
+            case .success(let s): start = s
+            case .failure(let e): throw ValidationError(e.description)
+            }
+        }
+        let resumeFile = resume.map { ResumeFile(path: $0) }
+        var saved: [String: UInt64]?
         do {
-            try loop.run { topic, body in
+            saved = try resumeFile?.load()
+        } catch {
+            FileHandle.standardError.write(Data("locus sub: \(error)\n".utf8))
+            throw ExitCode(ExitStatus.failure)
+        }
+        if let saved {
+            // The file's positions win over --since for the producers it knows.
+            start = CatchupStart(after: (start?.after ?? [:]).merging(saved) { _, file in file }, since: start?.since)
+        }
+        let catchup = start.map { s -> (endpoint: String, start: CatchupStart) in
+            (catchupEndpoint ?? ConfigSupport.defaultEndpoints(configPath: subscription.config).catchup, s)
+        }
+        if let c = catchup, c.endpoint.isEmpty {
+            throw ValidationError("the config turns the journal off (hub.journal: false): there is no catch-up socket; give --catchup-endpoint")
+        }
+        var gaps = SequenceGapTracker(lastSeen: saved ?? [:])
+        var received = 0
+        var lastSave = Date.distantPast
+        defer { resumeFile?.save(gaps.lastSeen) }
+        do {
+            let truncated = try loop.run(catchup: catchup) { topic, body in
                 received += 1
                 let envelope = try? EnvelopeCodec.decode(body, registry: registry)
                 let gap = envelope.flatMap { gaps.check(producer: $0.producer, seq: $0.seq) }
@@ -113,6 +189,13 @@ struct SubCommand: AsyncParsableCommand {
                 }
                 print(line)
                 fflush(stdout)
+                if let resumeFile, Date().timeIntervalSince(lastSave) >= 0.2 {
+                    resumeFile.save(gaps.lastSeen)
+                    lastSave = Date()
+                }
+            }
+            if truncated {
+                FileHandle.standardError.write(Data("locus sub: the journal no longer holds everything after the position asked for (retention): some events are missing\n".utf8))
             }
         } catch {
             FileHandle.standardError.write(Data("locus sub: \(error)\n".utf8))

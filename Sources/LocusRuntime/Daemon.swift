@@ -1,6 +1,7 @@
 import Foundation
 import LocusBus
 import LocusCore
+import LocusStore
 import Logging
 import ServiceLifecycle
 import UnixSignals
@@ -53,8 +54,35 @@ public final class Daemon: @unchecked Sendable {
             highWaterMark: configuration.hub.highWaterMark,
             validatePayloads: configuration.hub.validatePayloads)
         hubConfig.subscriptionLimits = configuration.hub.subscriptionLimits
-        let hub = Hub(configuration: hubConfig, registry: registry, context: context, logger: Logger(label: "locus.hub"))
-        try hub.start()
+        let journal = try configuration.hub.journal.map { settings in
+            try EventJournal(directory: configuration.hub.stateDirectory + "/journal", settings: settings)
+        }
+        if let journal {
+            let s = journal.statistics
+            if s.recoveredBytes > 0 {
+                logger.warning("cut a half-written record off the journal's end (a kill during a write; it was never forwarded)",
+                               metadata: ["directory": "\(journal.directory)", "bytes": "\(s.recoveredBytes)"])
+            }
+            logger.info("journal open", metadata: ["directory": "\(journal.directory)", "bytes": "\(s.bytes)",
+                                                   "newest_index": "\(s.newestIndex.map(String.init) ?? "none")"])
+        }
+        let hub = Hub(configuration: hubConfig, registry: registry, context: context, logger: Logger(label: "locus.hub"),
+                      journal: journal)
+        do {
+            try hub.start()
+        } catch {
+            journal?.close()
+            throw error
+        }
+        let catchup = journal.map { CatchupServer(endpoints: configuration.hub.catchup, context: context, hub: hub, journal: $0,
+                                                  logger: Logger(label: "locus.catchup")) }
+        do {
+            try catchup?.start()
+        } catch {
+            hub.stop()
+            journal?.close()
+            throw error
+        }
         let control = ControlServer(context: context, endpoint: configuration.hub.control, logger: Logger(label: "locus.control"),
                                     maxRequestBytes: configuration.hub.controlMaxRequestBytes) {
             [commands] request in await commands.handle(request)
@@ -62,7 +90,9 @@ public final class Daemon: @unchecked Sendable {
         do {
             try control.start()
         } catch {
+            catchup?.stop()
             hub.stop()
+            journal?.close()
             throw error
         }
         let bus = HubAttachment(context: context, hub: hub, registry: registry,
@@ -73,7 +103,8 @@ public final class Daemon: @unchecked Sendable {
                                  logger: Logger(label: "locus.status"))
         let started = StartedRunners()
         let gate = DeliveryGate(window: configuration.hub.deliveryWindow, logger: Logger(label: "locus.delivery"))
-        let reporter = DaemonReporter(hub: hub, control: control, status: status, runners: started, gate: gate)
+        let reporter = DaemonReporter(hub: hub, control: control, status: status, runners: started, gate: gate,
+                                      journal: journal, catchup: catchup)
         registerCommands(reporter: reporter)
 
         var runners: [PluginRunner] = []
@@ -90,7 +121,7 @@ public final class Daemon: @unchecked Sendable {
         registerServiceCommands(runners)
         started.set(runners)
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
-            .init(service: ClosingService { control.stop(); statusOutlet.close(); hub.stop() },
+            .init(service: ClosingService { control.stop(); catchup?.stop(); statusOutlet.close(); hub.stop(); journal?.close() },
                   successTerminationBehavior: .ignore, failureTerminationBehavior: .gracefullyShutdownGroup,
                   serviceName: "hub"),
         ]

@@ -1,6 +1,7 @@
 import Foundation
 import LocusBus
 import LocusCore
+import LocusStore
 
 /// Everything the daemon counts, read at one moment: the source of `locus ctl status`, the
 /// metrics exposition and the `status.drops` events, so the three always agree.
@@ -12,6 +13,12 @@ public struct DaemonReport: Sendable {
     public var deliveryWaits: UInt64
     /// Seconds since the daemon started.
     public var uptime: Double
+    /// The journal's extent and counters (nil when it is off).
+    public var journal: JournalStatistics?
+    /// What the catch-up socket served.
+    var catchup: CatchupStatistics?
+    /// Wall-clock milliseconds since 1970 when the report was read (for the journal's oldest age).
+    public var readAtMs: Int64 = Int64(Date().timeIntervalSince1970 * 1000)
 
     /// One plugin's state and counters.
     public struct PluginReport: Sendable {
@@ -45,6 +52,7 @@ public struct DaemonReport: Sendable {
             }
             if let s = p.sent { out["\(p.status.plugin).send_dropped"] = s.dropped }
         }
+        if let journal { out["journal.not_written"] = journal.notWritten }
         return out
     }
 }
@@ -82,7 +90,20 @@ extension DaemonReport {
         }
         var refused: [String: JSONValue] = [:]
         for r in ControlStatistics.Refusal.allCases { refused[r.rawValue] = n(control.refused[r] ?? 0) }
-        return .object([
+        var top: [String: JSONValue] = [:]
+        if let j = journal {
+            var o: [String: JSONValue] = ["appended": n(j.appended), "not_written": n(j.notWritten), "bytes": .number(Double(j.bytes)),
+                                          "segments": .number(Double(j.segments)), "segments_deleted": n(j.segmentsDeleted)]
+            if let v = j.oldestIndex { o["oldest_index"] = n(v) }
+            if let v = j.newestIndex { o["newest_index"] = n(v) }
+            if let ms = j.oldestAppendedMs { o["oldest_age"] = .number(Double(max(0, readAtMs - ms) / 100) / 10) }
+            if let c = catchup {
+                o["catchup"] = .object(["pages": n(c.pages), "snapshots": n(c.snapshots), "events": n(c.events),
+                                        "refused": n(c.refused), "truncated": n(c.truncated)])
+            }
+            top["journal"] = .object(o)
+        }
+        return .object(top.merging([
             "hub": .object(["forwarded": n(hub.forwarded), "dropped": .object(dropped),
                             "subscriptions": .number(Double(hub.subscriptions)),
                             "subscribers_cut_off": n(hub.subscribersCutOff)]),
@@ -90,6 +111,6 @@ extension DaemonReport {
                                 "refused": .object(refused)]),
             "delivery": .object(["waits": n(deliveryWaits)]),
             "plugins": .array(states),
-        ])
+        ]) { a, _ in a })
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import LocusBus
 import LocusCore
+import LocusStore
 
 /// Reads a `DaemonReport` from the running parts of the daemon.
 final class DaemonReporter: Sendable {
@@ -9,13 +10,18 @@ final class DaemonReporter: Sendable {
     let status: StatusBoard
     let runners: StartedRunners
     let gate: DeliveryGate
+    let journal: EventJournal?
+    let catchup: CatchupServer?
     let started = ContinuousClock.now
     let exposition = MetricsExposition()
 
     /// The Prometheus exposition of a fresh report.
     func metrics() -> [UInt8] { exposition.render(report()) }
 
-    init(hub: Hub, control: ControlServer, status: StatusBoard, runners: StartedRunners, gate: DeliveryGate) {
+    init(hub: Hub, control: ControlServer, status: StatusBoard, runners: StartedRunners, gate: DeliveryGate,
+         journal: EventJournal? = nil, catchup: CatchupServer? = nil) {
+        self.journal = journal
+        self.catchup = catchup
         self.hub = hub
         self.control = control
         self.status = status
@@ -35,6 +41,7 @@ final class DaemonReporter: Sendable {
         let up = started.duration(to: .now)
         return DaemonReport(hub: hub.statistics, control: control.statistics, plugins: plugins,
                             deliveryWaits: gate.waitCount,
-                            uptime: Double(up.components.seconds) + Double(up.components.attoseconds) / 1e18)
+                            uptime: Double(up.components.seconds) + Double(up.components.attoseconds) / 1e18,
+                            journal: journal?.statistics, catchup: catchup?.statistics)
     }
 }

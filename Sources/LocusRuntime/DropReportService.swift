@@ -21,9 +21,14 @@ final class DropReportService: Service, @unchecked Sendable {
     }
 
     func run() async throws {
+        // Cancelled at graceful shutdown: a sleep of `interval` must not hold the daemon's stop.
+        try? await cancelWhenGracefulShutdown { await self.reportUntilCancelled() }
+    }
+
+    private func reportUntilCancelled() async {
         var last: [String: UInt64] = [:]
         var since = ContinuousClock.now
-        while !Task.isShuttingDownGracefully && !Task.isCancelled {
+        while !Task.isCancelled {
             do {
                 try await Task.sleep(nanoseconds: UInt64(interval * 1e9))
             } catch {

@@ -15,7 +15,9 @@ final class StoreProcessLock {
 
     /// Takes the lock beside `storePath`. - Throws: `StateStoreError` `.inUse` naming the
     /// process that holds it, or `.cannotOpen` when the lock file cannot be created.
-    init(storePath: String) throws {
+    /// `advice` ends the `.inUse` message: what the user can do about it.
+    init(storePath: String, advice: String = "Only one locus may run a service with this id and state directory: "
+            + "stop the other one, or give this one another hub.state_directory or service id.") throws {
         let lockPath = storePath + ".lock"
         descriptor = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else {
@@ -33,8 +35,7 @@ final class StoreProcessLock {
             throw StateStoreError(.cannotOpen, path: storePath, "cannot lock \(lockPath): \(String(cString: strerror(failure)))")
         }
         throw StateStoreError(.inUse, path: storePath,
-            "is in use by another process\(pid). Only one locus may run a service with this id and state directory: "
-                + "stop the other one, or give this one another hub.state_directory or service id.")
+            "is in use by another process\(pid). " + advice)
     }
 
     /// Releases the lock (closing the descriptor); later calls do nothing.

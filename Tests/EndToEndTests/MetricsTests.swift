@@ -93,6 +93,12 @@ import Testing
         #expect((Self.value(scraped, "locus_hub_forwarded_total") ?? 0) >= 240)
         #expect((Self.value(scraped, "process_resident_memory_bytes") ?? 0) > 1_000_000)
         #expect(Self.value(scraped, "locus_source_last_fix_age_seconds", ["plugin": "walk"]) != nil)
+        // The journal took the service's 280 events and the status events (not obs. or clock.).
+        let journaled = Self.value(scraped, "locus_journal_appended_total") ?? 0
+        #expect(journaled >= 280 && journaled < 300, "\(journaled)")
+        #expect((Self.value(scraped, "locus_journal_bytes") ?? 0) > 280 * 100)
+        #expect(Self.value(scraped, "locus_journal_not_written_total") == 0)
+        #expect(Self.value(scraped, "locus_journal_oldest_age_seconds") != nil)
 
         // The same families through the control socket, and a second scrape only moves forward.
         let ctl = try await runToEnd(E2E.binary, ["ctl", "metrics"], directory: dir, environment: env)

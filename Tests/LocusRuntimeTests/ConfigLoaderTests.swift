@@ -70,7 +70,7 @@ struct ConfigLoaderTests {
         #expect(c.hub.externalTopics == ["region.", "obs.fix.phone"])
         #expect(c.logLevel == .debug)
         #expect(c.endpoints == HubEndpoints(ingest: "ipc:///tmp/locus-t/in.sock", publish: "tcp://127.0.0.1:5556",
-                                            control: "tcp://127.0.0.1:5557"))
+                                            control: "tcp://127.0.0.1:5557", catchup: "ipc:///tmp/locus-t/catchup.sock"))
     }
 
     @Test func runtimeDirVariableAlwaysResolves() throws {

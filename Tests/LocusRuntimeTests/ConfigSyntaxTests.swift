@@ -131,7 +131,7 @@ struct ConfigEndpointTests {
         #expect(RuntimePaths.runtimeDirectory(environment: [:]) == "/tmp/locus-\(getuid())")
         let e = RuntimePaths.defaultEndpoints(environment: ["XDG_RUNTIME_DIR": "/run/user/7"])
         #expect(e == HubEndpoints(ingest: "ipc:///run/user/7/locus/ingest.sock", publish: "ipc:///run/user/7/locus/publish.sock",
-                                  control: "ipc:///run/user/7/locus/control.sock"))
+                                  control: "ipc:///run/user/7/locus/control.sock", catchup: "ipc:///run/user/7/locus/catchup.sock"))
     }
 }
 

@@ -80,11 +80,14 @@ public struct HubEndpoints: Sendable, Equatable {
     public var publish: String
     /// Request/reply control endpoint.
     public var control: String
+    /// The catch-up endpoint (docs/protocol.md 13.2); empty when the journal is off.
+    public var catchup: String
 
-    public init(ingest: String, publish: String, control: String) {
+    public init(ingest: String, publish: String, control: String, catchup: String = "") {
         self.ingest = ingest
         self.publish = publish
         self.control = control
+        self.catchup = catchup
     }
 }
 

@@ -28,6 +28,9 @@ public struct SequenceGapTracker: Sendable {
 
     public init() {}
 
+    /// Continues from positions saved earlier (producer → last sequence number seen).
+    public init(lastSeen: [String: UInt64]) { self.lastSeen = lastSeen }
+
     /// The gap before message `seq` of `producer`, or nil when it follows on (or is the first).
     public mutating func check(producer: String, seq: UInt64) -> SequenceGap? {
         let last = lastSeen.updateValue(seq, forKey: producer)

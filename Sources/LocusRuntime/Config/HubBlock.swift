@@ -1,5 +1,6 @@
 import LocusBus
 import LocusCore
+import LocusStore
 
 /// The `hub:` section as written, each key declared once (the same `@Setting` mechanism as
 /// plugins' keys). `ConfigLoader` decodes it and resolves it into `HubSettings`: endpoints and
@@ -32,6 +33,31 @@ struct HubBlock: DeclaredConfiguration {
     @Setting("status_interval", "Seconds between two status.drops events at most (one is published only when something was dropped).",
              check: .within(HubSettings.statusIntervalRange, unit: "seconds"))
     var statusInterval: Double = HubSettings.defaultStatusInterval
+
+    @Setting("journal", "Append service events to the journal in the state directory before they are published, and serve them on the catch-up socket (docs/protocol.md 13).")
+    var journal: Bool = true
+
+    @Setting("journal_topics", "Topic prefixes the journal takes; empty = every topic not in journal_exclude.", check: .topicPrefixes())
+    var journalTopics: [String] = []
+
+    @Setting("journal_exclude", "Topic prefixes the journal never takes (raw observations and clock ticks by default).", check: .topicPrefixes())
+    var journalExclude: [String] = JournalSettings.defaultExclude
+
+    @Setting("journal_max_bytes", "Largest size of the journal; the oldest segments are deleted past it.",
+             check: .bytes((1 << 20)...(1 << 40)))
+    var journalMaxBytes: Int = Int(JournalSettings.defaultMaxBytes)
+
+    @Setting("journal_max_age", "Seconds a journal segment is kept after its last record.",
+             check: .within(60.0...(10 * 365 * 86_400.0), unit: "seconds"))
+    var journalMaxAge: Double = JournalSettings.defaultMaxAge
+
+    @Setting("journal_segment_bytes", "Size at which a journal segment file is closed and a new one started.",
+             check: .bytes((64 << 10)...(1 << 30)))
+    var journalSegmentBytes: Int = Int(JournalSettings.defaultSegmentBytes)
+
+    @Setting("catchup", "Endpoints of the catch-up socket (one or a list), where subscribers that were away ask for what they missed.",
+             default: "ipc://<runtime dir>/catchup.sock")
+    var catchup: EndpointList? = nil
 
     @Setting("tick_interval", "Seconds between wall-clock clock.tick messages.", check: .within(HubSettings.tickIntervalRange, unit: "seconds"))
     var tickInterval: Double = HubSettings.defaultTickInterval
@@ -79,6 +105,9 @@ struct HubBlock: DeclaredConfiguration {
         if let ingest { hub.ingest = ingest.endpoints }
         if let publish { hub.publish = publish.endpoints }
         if let control { hub.control = control.endpoint }
+        if let catchup { hub.catchup = catchup.endpoints }
+        hub.journal = journal ? JournalSettings(topics: journalTopics, exclude: journalExclude, maxBytes: Int64(journalMaxBytes),
+                                                maxAge: journalMaxAge, segmentBytes: Int64(journalSegmentBytes)) : nil
         hub.maxMessageBytes = maxMessageBytes
         hub.highWaterMark = highWaterMark
         hub.subscriptionBuffer = subscriptionBuffer

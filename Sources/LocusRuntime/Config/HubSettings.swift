@@ -1,6 +1,7 @@
 import Foundation
 import LocusBus
 import LocusCore
+import LocusStore
 
 /// The `hub:` section: where the hub's sockets bind and how they are tuned.
 public struct HubSettings: Sendable, Equatable {
@@ -10,6 +11,10 @@ public struct HubSettings: Sendable, Equatable {
     public var publish: [String]
     /// REP endpoint for `locus ctl`.
     public var control: String
+    /// Endpoints of the catch-up socket (docs/protocol.md 13.2).
+    public var catchup: [String]
+    /// What the journal takes and keeps; nil = no journal (and no catch-up socket).
+    public var journal: JournalSettings? = JournalSettings()
     public var maxMessageBytes: Int
     /// Subscriptions outside subscribers may hold, per connection and in all.
     public var subscriptionLimits = SubscriptionLimits()
@@ -53,7 +58,7 @@ public struct HubSettings: Sendable, Equatable {
     public static let tickIntervalRange = 0.01...3600.0
     public static let controlMaxRequestBytesRange = 1024...(64 * 1024 * 1024)
 
-    public init(ingest: [String], publish: [String], control: String,
+    public init(ingest: [String], publish: [String], control: String, catchup: [String] = [],
                 maxMessageBytes: Int = HubSettings.defaultMaxMessageBytes,
                 highWaterMark: Int = HubSettings.defaultHighWaterMark,
                 tickInterval: Double = HubSettings.defaultTickInterval,
@@ -62,6 +67,7 @@ public struct HubSettings: Sendable, Equatable {
         self.ingest = ingest
         self.publish = publish
         self.control = control
+        self.catchup = catchup
         self.maxMessageBytes = maxMessageBytes
         self.highWaterMark = highWaterMark
         self.tickInterval = tickInterval
@@ -71,7 +77,7 @@ public struct HubSettings: Sendable, Equatable {
     /// Defaults for an environment: ipc sockets in the runtime directory.
     public static func defaults(environment: [String: String]) -> HubSettings {
         let e = RuntimePaths.defaultEndpoints(environment: environment)
-        return HubSettings(ingest: [e.ingest], publish: [e.publish], control: e.control,
+        return HubSettings(ingest: [e.ingest], publish: [e.publish], control: e.control, catchup: [e.catchup],
                            stateDirectory: RuntimePaths.stateDirectory(environment: environment))
     }
 
@@ -83,7 +89,8 @@ public struct HubSettings: Sendable, Equatable {
             let chosen = list.first { $0.hasPrefix("ipc://") || $0.hasPrefix("tcp://") } ?? list.first ?? ""
             return ConfigEndpoint.connectable(chosen)
         }
-        return HubEndpoints(ingest: pick(ingest), publish: pick(publish), control: ConfigEndpoint.connectable(control))
+        return HubEndpoints(ingest: pick(ingest), publish: pick(publish), control: ConfigEndpoint.connectable(control),
+                            catchup: journal == nil ? "" : pick(catchup))
     }
 }
 
@@ -108,12 +115,12 @@ public enum RuntimePaths {
         return "/var/lib/locus"
     }
 
-    /// `ipc://<dir>/ingest.sock`, `ipc://<dir>/publish.sock`, `ipc://<dir>/control.sock`.
+    /// `ipc://<dir>/ingest.sock`, `ipc://<dir>/publish.sock`, `ipc://<dir>/control.sock`, `ipc://<dir>/catchup.sock`.
     public static func defaultEndpoints(environment: [String: String] = ProcessInfo.processInfo.environment) -> HubEndpoints {
         let dir = runtimeDirectory(environment: environment)
         return HubEndpoints(ingest: "ipc://\(dir)/ingest.sock",
                             publish: "ipc://\(dir)/publish.sock",
-                            control: "ipc://\(dir)/control.sock")
+                            control: "ipc://\(dir)/control.sock", catchup: "ipc://\(dir)/catchup.sock")
     }
 
     private static func trimmed(_ dir: String) -> String {

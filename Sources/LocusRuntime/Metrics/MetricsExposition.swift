@@ -1,4 +1,5 @@
 import Foundation
+import LocusStore
 import LocusBus
 import LocusCore
 import Prometheus
@@ -42,6 +43,21 @@ public final class MetricsExposition: @unchecked Sendable {
         for refusal in ControlStatistics.Refusal.allCases {
             counter("locus_control_refused_total", "Control requests refused before their command, by reason.",
                     [("reason", refusal.rawValue)], r.control.refused[refusal] ?? 0)
+        }
+        if let j = r.journal {
+            counter("locus_journal_appended_total", "Messages appended to the journal.", [], j.appended)
+            counter("locus_journal_not_written_total", "Messages the journal could not write (forwarded anyway).", [], j.notWritten)
+            gauge("locus_journal_bytes", "Size of the journal's segment files.", [], Double(j.bytes))
+            gauge("locus_journal_segments", "Segment files of the journal.", [], Double(j.segments))
+            if let ms = j.oldestAppendedMs {
+                gauge("locus_journal_oldest_timestamp_seconds", "When the oldest record retained was journaled (Unix time).", [], Double(ms) / 1000)
+                gauge("locus_journal_oldest_age_seconds", "Age of the oldest record retained.", [], Double(max(0, r.readAtMs - ms)) / 1000)
+            }
+            if let c = r.catchup {
+                counter("locus_catchup_pages_total", "Catch-up pages and snapshots served.", [], c.pages + c.snapshots)
+                counter("locus_catchup_events_total", "Events served by the catch-up socket.", [], c.events)
+                counter("locus_catchup_refused_total", "Catch-up requests answered with catchup.error.", [], c.refused)
+            }
         }
         counter("locus_delivery_waits_total", "Times a source reading a file waited for in-process services and sinks to catch up.",
                 [], r.deliveryWaits)

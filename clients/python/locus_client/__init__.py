@@ -11,11 +11,17 @@
     with Publisher("phone") as pub:                      # producer id; waits for the hub
         pub.fix(lat=45.77, lon=14.36, h_accuracy=5)      # obs.fix.phone, seq 1, 2, 3, ...
 
-The wire format is docs/protocol.md of the Locus repository; `validate` checks a message
-against Locus's JSON Schemas (needs jsonschema). Runtime dependency: pyzmq only.
+    with DurableSubscriber(["region."], after=saved) as sub:  # the journal since, then live
+        for message in sub:
+            saved = sub.position                         # producer -> last seq: persist it
+
+The wire format is docs/protocol.md of the Locus repository (catch-up from the journal: section
+13); `validate` checks a message against Locus's JSON Schemas (needs jsonschema). Runtime
+dependency: pyzmq only.
 """
 
-from .endpoints import default_endpoints, runtime_dir
+from .catchup import CatchupError, CatchupTimeout, DurableSubscriber, snapshot
+from .endpoints import catchup_endpoint, default_endpoints, runtime_dir
 from .envelope import Envelope, EnvelopeError, encode_envelope, event_time, is_valid_topic, parse_envelope, to_json
 from .gaps import Gap, GapTracker
 from .publisher import Publisher, PublisherError
@@ -23,7 +29,8 @@ from .schemas import SchemaError, problems, validate
 from .subscriber import Message, Subscriber
 
 __all__ = [
-    "Envelope", "EnvelopeError", "Gap", "GapTracker", "Message", "Publisher", "PublisherError", "SchemaError",
-    "Subscriber", "default_endpoints", "encode_envelope", "event_time", "is_valid_topic", "parse_envelope",
-    "problems", "runtime_dir", "to_json", "validate",
+    "CatchupError", "CatchupTimeout", "DurableSubscriber", "Envelope", "EnvelopeError", "Gap", "GapTracker", "Message",
+    "Publisher", "PublisherError", "SchemaError", "Subscriber", "catchup_endpoint", "default_endpoints",
+    "encode_envelope", "event_time", "is_valid_topic", "parse_envelope", "problems", "runtime_dir", "snapshot",
+    "to_json", "validate",
 ]

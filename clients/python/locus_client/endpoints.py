@@ -23,3 +23,11 @@ def default_endpoints(environ=None):
         name: env.get(f"LOCUS_{name.upper()}_ENDPOINT") or f"ipc://{base}/{name}.sock"
         for name in ("ingest", "publish", "control")
     }
+
+
+def catchup_endpoint(environ=None):
+    """The hub's catch-up socket (protocol 13.2): $LOCUS_CATCHUP_ENDPOINT, else
+    ipc://<runtime dir>/catchup.sock, the default of `hub.catchup`. (Not in `default_endpoints`,
+    whose three keys are those the exec plugin passes to its programs, section 11.1.)"""
+    env = os.environ if environ is None else environ
+    return env.get("LOCUS_CATCHUP_ENDPOINT") or f"ipc://{runtime_dir(env)}/catchup.sock"

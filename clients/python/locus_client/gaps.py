@@ -22,12 +22,11 @@ class GapTracker:
     drop back to 1 is a restart. `missed` counts the messages in gaps, per producer;
     `last_seen` is where each producer was.
 
-    Catch-up: Locus keeps no history yet (protocol 2.2), so what is missed is gone. Save
-    `last_seen` and pass it back as `GapTracker(last_seen)` (or `Subscriber(last_seen=...)`)
-    after your program restarts, and the first message of each producer then shows what was
-    missed while you were away. That mapping, producer -> last sequence number received, is also
-    the starting point a catch-up request will need once Locus keeps a journal; no such request
-    exists in the protocol today, and this library does not invent one.
+    Catch-up: save `last_seen` and pass it back as `GapTracker(last_seen)` (or
+    `Subscriber(last_seen=...)`) after your program restarts, and the first message of each
+    producer then shows what was missed while you were away. The same mapping, producer -> last
+    sequence number received, is what `DurableSubscriber(after=...)` asks the hub's journal for
+    (protocol 13.2), to get the missed service events back.
     """
 
     def __init__(self, last_seen=None):

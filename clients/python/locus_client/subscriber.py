@@ -50,8 +50,8 @@ class Subscriber:
     Checking starts at the first message of each producer, unless `last_seen` (a saved
     `gaps.last_seen`) says where a producer was.
 
-    No catch-up yet: Locus keeps no history (2.2), so a missed message cannot be fetched again.
-    `gaps.last_seen` is what a catch-up request will start from once a journal exists.
+    Live only: a missed message is not fetched again here. `DurableSubscriber` (catchup.py)
+    asks the hub's journal for them (protocol 13.2), starting from `gaps.last_seen`.
 
     `high_water_mark` is this socket's receive queue (ZeroMQ's default 1000). The hub keeps
     its own queue per subscriber (hub.high_water_mark) and drops beyond it, which shows here as

@@ -1,0 +1,171 @@
+import Foundation
+import LocusCore
+import Testing
+@testable import LocusStore
+
+/// The journal on its own: records written are read back intact and in order, a torn or
+/// damaged record is never served, retention deletes whole segments by size and age.
+@Suite struct EventJournalTests {
+    static func body(_ producer: String, _ seq: UInt64) -> [UInt8] {
+        Array("{\"type\":\"region.enter\",\"version\":1,\"producer\":\"\(producer)\",\"seq\":\(seq),\"time\":\"2026-11-25T10:00:00.000Z\",\"payload\":{}}".utf8)
+    }
+
+    static func append(_ j: EventJournal, _ topic: String, _ body: [UInt8]) {
+        Array(topic.utf8).withUnsafeBytes { t in body.withUnsafeBytes { b in j.append(topic: t, body: b) } }
+    }
+
+    /// Every record as (index, topic, body text).
+    static func readAll(_ dir: String, from: JournalPosition = .oldest) -> (entries: [(UInt64, String, String)], outcome: JournalReadOutcome) {
+        var out: [(UInt64, String, String)] = []
+        let outcome = JournalReader(directory: dir).read(from: from) { e in
+            out.append((e.index, String(decoding: e.topic, as: UTF8.self), String(decoding: e.body, as: UTF8.self)))
+            return true
+        }
+        return (out, outcome)
+    }
+
+    @Test func recordsComeBackInOrderAcrossSegmentsAndReopening() throws {
+        let tmp = TemporaryDirectory()
+        let dir = tmp.file("journal")
+        var j: EventJournal? = try EventJournal(directory: dir, settings: JournalSettings(segmentBytes: 64 << 10))
+        for k in 1...3000 {
+            Self.append(j!, "region.enter.fences.r\(k % 7)", Self.body("fences", UInt64(k)))
+            if k % 10 == 0 { #expect(j!.commit()) }
+        }
+        j!.close()
+        j = nil
+        #expect(JournalSegments.list(dir).count > 3)
+        j = try EventJournal(directory: dir, settings: JournalSettings(segmentBytes: 64 << 10))
+        Self.append(j!, "region.exit.fences.r1", Self.body("fences", 3001))
+        #expect(j!.commit())
+        let stats = j!.statistics
+        #expect(stats.oldestIndex == 1 && stats.newestIndex == 3001 && stats.appended == 1)
+        let (entries, outcome) = Self.readAll(dir)
+        #expect(entries.map(\.0) == Array(1...3001))
+        #expect(entries[41].1 == "region.enter.fences.r0" && entries[41].2 == String(decoding: Self.body("fences", 42), as: UTF8.self))
+        #expect(outcome.reachedEnd && !outcome.truncated && outcome.damaged == 0)
+        // Reading on from where a read stopped, with and without the position hint.
+        var firstHundred: [UInt64] = []
+        let stop = JournalReader(directory: dir).read(from: .oldest) { e in
+            guard firstHundred.count < 100 else { return false }
+            firstHundred.append(e.index)
+            return true
+        }
+        #expect(firstHundred == Array(1...100) && stop.next.index == 101 && !stop.reachedEnd)
+        #expect(Self.readAll(dir, from: stop.next).entries.first?.0 == 101)
+        #expect(Self.readAll(dir, from: JournalPosition(index: 2500)).entries.map(\.0) == Array(2500...3001))
+    }
+
+    @Test func aHalfWrittenRecordIsCutOffAtOpenAndNeverServed() throws {
+        let tmp = TemporaryDirectory()
+        let dir = tmp.file("journal")
+        var j: EventJournal? = try EventJournal(directory: dir, settings: JournalSettings())
+        for k in 1...10 { Self.append(j!, "region.enter.f.a", Self.body("f", UInt64(k))) }
+        j!.commit()
+        j!.close()
+        j = nil
+        let path = JournalSegments.path(dir, first: 1)
+        let whole = try #require(FileManager.default.contents(atPath: path))
+        // A kill in the middle of the next write: half a record at the end.
+        var torn = [UInt8]()
+        Array("region.enter.f.a".utf8).withUnsafeBytes { t in Self.body("f", 11).withUnsafeBytes { b in
+            JournalRecord.append(index: 11, appendedMs: 0, topic: t, body: b, to: &torn)
+        } }
+        try (whole + Data(torn.prefix(torn.count / 2))).write(to: URL(fileURLWithPath: path))
+        #expect(Self.readAll(dir).entries.count == 10)
+        j = try EventJournal(directory: dir, settings: JournalSettings())
+        #expect(j!.statistics.recoveredBytes == Int64(torn.count / 2))
+        Self.append(j!, "region.enter.f.a", Self.body("f", 11))
+        j!.commit()
+        let (entries, outcome) = Self.readAll(dir)
+        #expect(entries.map(\.0) == Array(1...11) && outcome.damaged == 0)
+    }
+
+    @Test func aDamagedRecordInAClosedSegmentIsCountedAndSkipped() throws {
+        let tmp = TemporaryDirectory()
+        let dir = tmp.file("journal")
+        var j: EventJournal? = try EventJournal(directory: dir, settings: JournalSettings(segmentBytes: 64 << 10))
+        for k in 1...2000 { Self.append(j!, "region.enter.f.a", Self.body("f", UInt64(k))); j!.commit() }
+        j!.close()
+        j = nil
+        let segments = JournalSegments.list(dir)
+        #expect(segments.count >= 3)
+        // Flip one byte in the middle of the first segment.
+        let path = JournalSegments.path(dir, first: segments[0])
+        var bytes = try #require(FileManager.default.contents(atPath: path))
+        bytes[bytes.count / 2] ^= 0xFF
+        try bytes.write(to: URL(fileURLWithPath: path))
+        let (entries, outcome) = Self.readAll(dir)
+        #expect(outcome.damaged == 1)
+        #expect(entries.first?.0 == 1)
+        // The rest of that segment is skipped; everything from the next segment on is served.
+        #expect(entries.contains { $0.0 == segments[1] } && entries.last?.0 == 2000)
+        #expect(entries.count < 2000)
+        for (a, b) in zip(entries, entries.dropFirst()) { #expect(a.0 < b.0) }
+    }
+
+    @Test func retentionDeletesTheOldestSegmentsBySizeAndByAge() throws {
+        let tmp = TemporaryDirectory()
+        let dir = tmp.file("journal")
+        let clock = ManualClock(1_000_000)
+        let j = try EventJournal(directory: dir, settings: JournalSettings(maxBytes: 256 << 10, maxAge: 3600, segmentBytes: 64 << 10),
+                                 now: { clock.ms })
+        for k in 1...5000 { Self.append(j, "region.enter.f.a", Self.body("f", UInt64(k))); j.commit() }
+        let s = j.statistics
+        #expect(s.bytes <= (256 << 10) + (64 << 10) && s.segmentsDeleted > 0)
+        let (entries, _) = Self.readAll(dir)
+        #expect(entries.first?.0 == s.oldestIndex && entries.last?.0 == 5000)
+        #expect(Self.readAll(dir, from: JournalPosition(index: 5)).outcome.truncated)
+        // Two hours later with nothing new: everything is older than an hour and goes.
+        clock.ms += 2 * 3_600_000
+        j.maintain()
+        #expect(Self.readAll(dir).entries.isEmpty)
+        #expect(j.statistics.oldestIndex == nil)
+        Self.append(j, "region.enter.f.a", Self.body("f", 5001))
+        j.commit()
+        #expect(Self.readAll(dir).entries.map(\.0) == [5001])
+        j.close()
+    }
+
+    @Test func aSecondProcessCannotOpenTheJournalButTheSameProcessCanAfterClosing() throws {
+        let tmp = TemporaryDirectory()
+        let dir = tmp.file("journal")
+        let j = try EventJournal(directory: dir, settings: JournalSettings())
+        j.close()
+        _ = try EventJournal(directory: dir, settings: JournalSettings())
+        // (The cross-process refusal is StoreProcessLock's, tested in StoreProcessLockTests and
+        // end to end by JournalKillTests' second daemon.)
+    }
+
+    @Test func topicsAreMatchedByPrefixWithExclusionsFirst() {
+        let s = JournalSettings()
+        #expect(s.takes("region.enter.f.a") && s.takes("status.walk") && !s.takes("obs.fix.gps") && !s.takes("clock.tick"))
+        let only = JournalSettings(topics: ["region.", "beacon."], exclude: ["region.dwell."])
+        #expect(only.takes("region.enter.f.a") && !only.takes("region.dwell.f.a") && !only.takes("location.update.here"))
+    }
+
+    @Test func crcIsCastagnoli() {
+        // The check value of CRC-32C: "123456789" → 0xE3069283.
+        #expect(CRC32C.checksum(Array("123456789".utf8)) == 0xE306_9283)
+        let long = (0..<1000).map { UInt8(truncatingIfNeeded: $0 &* 31) }
+        var slow: UInt32 = 0xFFFF_FFFF
+        for b in long {
+            slow ^= UInt32(b)
+            for _ in 0..<8 { slow = slow & 1 != 0 ? (slow >> 1) ^ 0x82F6_3B78 : slow >> 1 }
+        }
+        #expect(CRC32C.checksum(long) == ~slow)
+    }
+
+    @Test func producerAndSeqAreReadFromAnyLayout() {
+        func origin(_ s: String) -> EnvelopeOrigin? { Array(s.utf8).withUnsafeBytes { EnvelopeOrigin.read($0) } }
+        #expect(origin(String(decoding: Self.body("fences", 42), as: UTF8.self)) == EnvelopeOrigin(producer: "fences", seq: 42))
+        #expect(origin("{ \"seq\": 7, \"producer\": \"a\\u0062\", \"type\":\"x\" }") == EnvelopeOrigin(producer: "ab", seq: 7))
+        #expect(origin("{\"type\":\"x\",\"producer\":\"a\",\"seq\":1.5}") == nil)
+        #expect(origin("not json") == nil)
+    }
+}
+
+final class ManualClock: @unchecked Sendable {
+    var ms: Int64
+    init(_ ms: Int64) { self.ms = ms }
+}

@@ -109,7 +109,8 @@ let package = Package(
         .target(name: "LocusStore", dependencies: ["LocusCore", .product(name: "GRDB", package: "GRDB.swift")]),
         .executableTarget(
             name: "locus-bench",
-            dependencies: ["LocusCore", "LocusBus", "LocusNMEA", "LocusRegions", "LocusBLE", "LocusBeaconService"],
+            dependencies: ["LocusCore", "LocusBus", "LocusNMEA", "LocusRegions", "LocusBLE", "LocusBeaconService", "LocusStore",
+                           .product(name: "GRDB", package: "GRDB.swift")],
             path: "Benchmarks/locus-bench"
         ),
         .testTarget(name: "LocusCoreTests", dependencies: ["LocusCore"]),

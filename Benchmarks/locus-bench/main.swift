@@ -11,6 +11,7 @@ usage: locus-bench hub N            fix messages through the hub to an ipc subsc
        locus-bench geofence DIR [C] RegionIndex + exact tests on geofence_bench.py's data in DIR (C: cell degrees, default 0.004)
        locus-bench geofence-query DIR [C] [R]  only the per-point query, R (default 5) passes over the points (for profiling)
        locus-bench beacon DIR       the beacon service alone on tools/beacon_sequence.py bench's data in DIR
+       locus-bench journal N DIR    append N events to a journal in DIR, read them back; and the same into SQLite (GRDB)
 """
 
 let arguments = CommandLine.arguments
@@ -52,6 +53,9 @@ do {
         try GeofenceBench.runQueriesOnly(directory: arguments[2], cellDegrees: cell, repeats: repeats)
     case "beacon":
         try BeaconBench.run(directory: arguments[2])
+    case "journal":
+        guard arguments.count == 4, let n = parseCount(arguments[2]), n > 0 else { throw BenchError.usage }
+        try JournalBench.run(count: n, directory: arguments[3])
     default:
         throw BenchError.usage
     }

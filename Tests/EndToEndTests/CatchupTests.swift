@@ -113,3 +113,21 @@ import Testing
         #expect(bad.status != 0 && bad.stderr.contains("is not 'all', a time"), "\(bad.stderr)")
     }
 }
+
+/// One daemon per journal: a second `locus run` on the same state directory stops at once,
+/// naming the first one's process and what to do.
+@Suite struct JournalLockTests {
+    @Test func aSecondDaemonOnTheSameJournalIsRefusedWithTheReason() async throws {
+        let dir = E2E.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let config = dir + "/c.yaml"
+        try "hub:\n  state_directory: \(dir)/state\n".write(toFile: config, atomically: true, encoding: .utf8)
+        let first = try ChildProcess(E2E.binary, ["run", config], directory: dir, environment: ["LOCUS_RUNTIME_DIR": dir + "/a"])
+        defer { first.kill9() }
+        #expect(await waitUntil(timeout: 10) { first.stderr.contains("hub started") }, "\(first.stderr)")
+        let second = try await runToEnd(E2E.binary, ["run", config], directory: dir, environment: ["LOCUS_RUNTIME_DIR": dir + "/b"], timeout: 10)
+        #expect(second.status == 1)
+        #expect(second.stderr.contains("is in use by another process (pid \(first.process.processIdentifier))"), "\(second.stderr)")
+        #expect(second.stderr.contains("hub.state_directory"), "\(second.stderr)")
+    }
+}

@@ -75,11 +75,14 @@ import Testing
         let port = Int.random(in: 40000...49000)
         let first = dir + "/first.yaml"
         try "hub:\n  publish: [\"tcp://127.0.0.1:\(port)\"]\n".write(toFile: first, atomically: true, encoding: .utf8)
-        let holder = try ChildProcess(E2E.binary, ["run", first], directory: dir, environment: ["LOCUS_RUNTIME_DIR": dir + "/a"])
+        // Each its own state directory: the journal's lock would otherwise refuse the second first.
+        let holder = try ChildProcess(E2E.binary, ["run", first], directory: dir,
+                                      environment: ["LOCUS_RUNTIME_DIR": dir + "/a", "LOCUS_STATE_DIR": dir + "/a"])
         defer { holder.kill9() }
         #expect(await waitUntil(timeout: 10) { holder.stderr.contains("hub started") }, "\(holder.stderr)")
         // A second daemon wanting the same port cannot bind it: a runtime failure, exit 1, endpoint named.
-        let run = try await runToEnd(E2E.binary, ["run", first], directory: dir, environment: ["LOCUS_RUNTIME_DIR": dir + "/b"], timeout: 10)
+        let run = try await runToEnd(E2E.binary, ["run", first], directory: dir,
+                                     environment: ["LOCUS_RUNTIME_DIR": dir + "/b", "LOCUS_STATE_DIR": dir + "/b"], timeout: 10)
         #expect(run.status == 1)
         #expect(run.stderr.contains("tcp://127.0.0.1:\(port)"), "\(run.stderr)")
     }

@@ -65,7 +65,7 @@ run_daemon() {
     lines=0
     for ((i = 0; i < 6000; i++)); do
         sleep 0.1
-        lines=$(wc -l < "$WORK/out.jsonl" 2>/dev/null || echo 0)
+        lines=$( (wc -l < "$WORK/out.jsonl") 2>/dev/null || echo 0)
         [ "$lines" -ge "$total" ] && break
     done
     end=$(date +%s.%N)
@@ -88,8 +88,8 @@ a=$(median "${rw[@]}"); b=$(median "${dw[@]}")
 fixes=$(grep -c '"topic":"location.update' "$WORK/replay.jsonl")
 echo
 echo "================ end to end (medians of $RUNS) ================"
-printf '%-44s %8.2f s  %9d fixes/s  peak %s KiB\n' "locus replay (in memory)" "$a" "$(awk -v n="$fixes" -v t="$a" 'BEGIN { print n / t }')" "$rrss"
-printf '%-44s %8.2f s  %9d fixes/s  peak %s KiB\n' "locus run, journal on, file sink" "$b" "$(awk -v n="$fixes" -v t="$b" 'BEGIN { print n / t }')" "$drss"
+printf '%-44s %8.2f s  %9.0f fixes/s  peak %s KiB\n' "locus replay (in memory)" "$a" "$(awk -v n="$fixes" -v t="$a" 'BEGIN { print n / t }')" "$rrss"
+printf '%-44s %8.2f s  %9.0f fixes/s  peak %s KiB\n' "locus run, journal on, file sink" "$b" "$(awk -v n="$fixes" -v t="$b" 'BEGIN { print n / t }')" "$drss"
 printf '%-44s %8s   (target >= 0.50)\n' "locus run / locus replay (rate)" "$(ratio "$a" "$b")"
 
 echo

@@ -2,7 +2,7 @@
 import PackageDescription
 
 /// libFuzzer targets for Locus's readers of outside bytes: the NMEA 0183 decoder and the
-/// recording readers (GPX, gpsd JSON, Locus recordings), and the journal's record reader. A package of its own because the
+/// recording readers (GPX, gpsd JSON, Locus recordings), the journal's record reader and the catch-up socket's request parser. A package of its own because the
 /// executables only link with `-sanitize=fuzzer` (which brings libFuzzer's runtime), so the root
 /// package's plain `swift build` must not see them. Build and run with `Fuzz/run-fuzz.sh`; see
 /// README.md.
@@ -17,6 +17,7 @@ let package = Package(
     products: [
         .executable(name: "locus-nmea-fuzz", targets: ["LocusNMEAFuzz"]),
         .executable(name: "locus-journal-fuzz", targets: ["LocusJournalFuzz"]),
+        .executable(name: "locus-catchup-fuzz", targets: ["LocusCatchupFuzz"]),
     ] + readers.map { .executable(name: $0.product, targets: [$0.target]) },
     dependencies: [
         .package(name: "Locus", path: ".."),
@@ -33,6 +34,10 @@ let package = Package(
         ),
         .executableTarget(
             name: "LocusJournalFuzz",
+            dependencies: ["CLibFuzzer", .product(name: "LocusStore", package: "Locus")]
+        ),
+        .executableTarget(
+            name: "LocusCatchupFuzz",
             dependencies: ["CLibFuzzer", .product(name: "LocusStore", package: "Locus")]
         ),
         .target(

@@ -2,17 +2,19 @@ import Foundation
 
 /// A flag one thread sets and a worker loop reads between polls (at most every 100 ms, so a
 /// lock costs nothing measurable).
-final class StopFlag: @unchecked Sendable {
+public final class StopFlag: @unchecked Sendable {
     private let lock = NSLock()
     private var value = false
 
-    func set() {
+    public init() {}
+
+    public func set() {
         lock.lock()
         value = true
         lock.unlock()
     }
 
-    var isSet: Bool {
+    public var isSet: Bool {
         lock.lock()
         defer { lock.unlock() }
         return value

@@ -42,9 +42,16 @@ struct CatchupStartError: Error, Equatable, CustomStringConvertible {
 struct ResumeFile {
     let path: String
 
+    /// Larger than any position file (one line per producer): not read.
+    static let maxBytes = 16 << 20
+
     /// nil when the file does not exist yet; throws when it exists but cannot be read.
     func load() throws -> [String: UInt64]? {
         guard FileManager.default.fileExists(atPath: path) else { return nil }
+        let size = ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.intValue ?? 0
+        guard size <= Self.maxBytes else {
+            throw CatchupStartError(description: "\(path) is \(size) bytes, not a position file written by locus sub --resume")
+        }
         guard let data = FileManager.default.contents(atPath: path),
               let o = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
               let after = o["after"] as? [String: Any] else {

@@ -99,7 +99,7 @@ extension DaemonReport {
             if let ms = j.oldestAppendedMs { o["oldest_age"] = .number(Double(max(0, readAtMs - ms) / 100) / 10) }
             if let c = catchup {
                 o["catchup"] = .object(["pages": n(c.pages), "snapshots": n(c.snapshots), "events": n(c.events),
-                                        "refused": n(c.refused), "truncated": n(c.truncated)])
+                                        "refused": n(c.refused), "truncated": n(c.truncated), "unsent": n(c.unsent)])
             }
             top["journal"] = .object(o)
         }

@@ -49,6 +49,14 @@ public enum Topic {
 
     /// Whether a subscription prefix and a produced topic pattern can meet: either the produced
     /// topics start with the prefix, or the prefix narrows what is produced.
+    /// True if the topic's bytes start with `prefix` (a subscription's match, on raw frames).
+    @inline(__always)
+    public static func hasPrefix(_ topic: UnsafeRawBufferPointer, _ prefix: [UInt8]) -> Bool {
+        guard topic.count >= prefix.count else { return false }
+        for k in 0..<prefix.count where topic[k] != prefix[k] { return false }
+        return true
+    }
+
     public static func prefix(_ subscription: String, canMatch produced: String) -> Bool {
         subscription.hasPrefix(produced) || produced.hasPrefix(subscription)
     }

@@ -14,7 +14,7 @@ final class CatchupServer: @unchecked Sendable {
     private let hub: Hub
     private let journal: EventJournal
     private let logger: Logger
-    private let stopFlag = StopFlagBox()
+    private let stopFlag = StopFlag()
     private var thread: Thread?
     private let done = DispatchSemaphore(value: 0)
     private let lock = NSLock()
@@ -84,7 +84,7 @@ final class CatchupServer: @unchecked Sendable {
         var positions = PositionCache()
         do {
             while !stopFlag.isSet {
-                snapshot.follow(reader, newest: journal.statistics.newestIndex)
+                followIfGrown(snapshot, reader)
                 guard let frames = try socket.receiveMultipart(timeoutMilliseconds: 100) else { continue }
                 try answer(frames, on: socket, reader: reader, snapshot: snapshot, positions: &positions)
             }
@@ -109,15 +109,27 @@ final class CatchupServer: @unchecked Sendable {
             lock.withLock { served.refused += 1 }
             reply = [Self.header(["type": "catchup.error", "version": 1, "error": error.description])]
         case .success(.snapshot(let topics)):
-            snapshot.follow(reader, newest: journal.statistics.newestIndex)
+            followIfGrown(snapshot, reader)
             let events = snapshot.events(topics: topics)
             lock.withLock { served.snapshots += 1; served.events += UInt64(events.count) }
             reply = [pageHeader(events: events.count, end: true, next: nil, truncated: false)] + events.flatMap { [$0.topic, $0.body] }
         case .success(.page(let request)):
             reply = page(request, reader: reader, positions: &positions)
         }
-        // A client that went away is dropped by ROUTER; one that does not read blocks nothing.
-        _ = try socket.send(route + reply, dontWait: true)
+        // A client that went away is dropped by ROUTER (nothing to count: it asked no more);
+        // one whose queue is full is not waited for, and that reply is counted as unsent.
+        if try !socket.send(route + reply, dontWait: true) { lock.withLock { served.unsent += 1 } }
+    }
+
+    /// The newest index the snapshot has read up to; it reads on only when the journal grew,
+    /// so an idle daemon does not list and open the journal's files every 100 ms.
+    private var snapshotNewest: UInt64?
+
+    private func followIfGrown(_ snapshot: ConditionSnapshot, _ reader: JournalReader) {
+        let newest = journal.statistics.newestIndex
+        if newest == snapshotNewest && !snapshot.behind { snapshot.saveIfDue(); return }
+        snapshot.follow(reader, newest: newest)
+        snapshotNewest = newest
     }
 
     private func page(_ request: CatchupPageRequest, reader: JournalReader, positions: inout PositionCache) -> [[UInt8]] {
@@ -168,6 +180,8 @@ struct CatchupStatistics: Sendable, Equatable {
     var events: UInt64 = 0
     var refused: UInt64 = 0
     var truncated: UInt64 = 0
+    /// Replies not sent because the client's queue was full.
+    var unsent: UInt64 = 0
 }
 
 /// Where recent pages ended, so the next page starts without scanning its segment again.
@@ -180,13 +194,6 @@ struct PositionCache {
     }
 
     func position(for index: UInt64) -> JournalPosition? { byIndex[index] }
-}
-
-private final class StopFlagBox: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value = false
-    var isSet: Bool { lock.withLock { value } }
-    func set() { lock.withLock { value = true } }
 }
 
 private final class FailureBox: @unchecked Sendable {

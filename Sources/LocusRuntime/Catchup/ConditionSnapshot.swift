@@ -13,6 +13,8 @@ final class ConditionSnapshot {
     /// The next journal index to read.
     private(set) var position = JournalPosition.oldest
     private var changedSinceSave = false
+    /// True if the last `follow` stopped at its budget with more of the journal to read.
+    private(set) var behind = false
     private var lastSave = ContinuousClock.now
     /// Lines of the saved file that could not be read at load (a damaged file is replaced).
     private(set) var unreadableLines = 0
@@ -53,8 +55,13 @@ final class ConditionSnapshot {
             changedSinceSave = true
             return true
         }
-        if outcome.next.index != position.index { changedSinceSave = changedSinceSave || outcome.next.index - position.index > 100_000 }
+        behind = !outcome.reachedEnd
         position = outcome.next
+        saveIfDue()
+    }
+
+    /// Saves at most every 5 s, and only what changed.
+    func saveIfDue() {
         if changedSinceSave, ContinuousClock.now - lastSave > .seconds(5) { save() }
     }
 
@@ -81,7 +88,12 @@ final class ConditionSnapshot {
         lastSave = ContinuousClock.now
     }
 
+    /// A saved snapshot larger than this is not read (it is rebuilt from the journal).
+    static let maxFileBytes = 256 << 20
+
     private func load() {
+        let size = ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.intValue ?? 0
+        guard size <= Self.maxFileBytes else { unreadableLines += 1; return }
         guard let data = FileManager.default.contents(atPath: path) else { return }
         for (k, line) in data.split(separator: 0x0A).enumerated() {
             guard let o = try? JSONSerialization.jsonObject(with: Data(line)) as? [String: Any] else { unreadableLines += 1; continue }

@@ -57,6 +57,7 @@ public final class MetricsExposition: @unchecked Sendable {
                 counter("locus_catchup_pages_total", "Catch-up pages and snapshots served.", [], c.pages + c.snapshots)
                 counter("locus_catchup_events_total", "Events served by the catch-up socket.", [], c.events)
                 counter("locus_catchup_refused_total", "Catch-up requests answered with catchup.error.", [], c.refused)
+                counter("locus_catchup_unsent_total", "Catch-up replies not sent because the client's queue was full.", [], c.unsent)
             }
         }
         counter("locus_delivery_waits_total", "Times a source reading a file waited for in-process services and sinks to catch up.",

@@ -42,19 +42,6 @@ public final class JournalReader {
 
     public init(directory: String) { self.directory = directory }
 
-    /// Index and first-record time of the oldest record retained, and the newest index (nil, nil
-    /// when the journal is empty).
-    public func extent() -> (oldest: UInt64?, newest: UInt64?) {
-        let segments = JournalSegments.list(directory)
-        guard let first = segments.first else { return (nil, nil) }
-        var newest: UInt64?
-        if let last = segments.last {
-            newest = EventJournal.checkTail(JournalSegments.path(directory, first: last)).lastIndex
-            if newest == nil, segments.count > 1 { newest = last - 1 }
-        }
-        return newest == nil ? (nil, nil) : (first, newest)
-    }
-
     /// The position of the first segment that may hold records appended at or after `ms`
     /// (segments whose last write is older are skipped whole).
     public func position(since ms: Int64) -> JournalPosition {

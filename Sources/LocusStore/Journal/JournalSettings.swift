@@ -1,3 +1,5 @@
+import LocusCore
+
 /// What the journal takes and keeps (`hub.journal_*`, docs/protocol.md 13.1).
 public struct JournalSettings: Sendable, Equatable {
     /// Topic prefixes journaled; empty = every topic not excluded.
@@ -44,15 +46,9 @@ struct JournalTopicMatcher {
     }
 
     func takes(_ topic: UnsafeRawBufferPointer) -> Bool {
-        for p in exclude where Self.hasPrefix(topic, p) { return false }
+        for p in exclude where Topic.hasPrefix(topic, p) { return false }
         if include.isEmpty { return true }
-        for p in include where Self.hasPrefix(topic, p) { return true }
+        for p in include where Topic.hasPrefix(topic, p) { return true }
         return false
-    }
-
-    @inline(__always) static func hasPrefix(_ topic: UnsafeRawBufferPointer, _ prefix: [UInt8]) -> Bool {
-        guard topic.count >= prefix.count else { return false }
-        for k in 0..<prefix.count where topic[k] != prefix[k] { return false }
-        return true
     }
 }

@@ -25,7 +25,7 @@ from .endpoints import catchup_endpoint as default_catchup_endpoint
 from .endpoints import default_endpoints
 from .envelope import EnvelopeError, event_time, parse_envelope
 from .gaps import GapTracker
-from .schemas import SchemaError, _is_rfc3339, schemas_directory
+from .schemas import SchemaError, schemas_directory, strict_validator
 from .subscriber import Message
 
 PAGE_LIMIT_MAX = 10000  # 13.2: `limit` is 1 to 10000
@@ -51,14 +51,7 @@ class _ProtocolSchemas:
     "integer" meaning a number written without a fraction, as in schemas.py."""
 
     def __init__(self, directory):
-        import jsonschema
-        from jsonschema import Draft202012Validator
-        checker = jsonschema.FormatChecker()
-        if "date-time" not in checker.checkers:
-            checker.checks("date-time")(_is_rfc3339)
-        strict_int = Draft202012Validator.TYPE_CHECKER.redefine(
-            "integer", lambda _c, v: isinstance(v, int) and not isinstance(v, bool))
-        cls = jsonschema.validators.extend(Draft202012Validator, type_checker=strict_int)
+        cls, checker = strict_validator()
         self.validators = {}
         for path in sorted(directory.glob("catchup.*.schema.json")):
             schema = json.loads(path.read_text(encoding="utf-8"))
@@ -89,11 +82,7 @@ def _protocol_schemas(validate, directory):
         if key not in _schema_cache:
             _schema_cache[key] = _ProtocolSchemas(path)
         return _schema_cache[key]
-    except ImportError:
-        if validate:
-            raise SchemaError(["validating catch-up replies needs the jsonschema package "
-                               "(pip install jsonschema; Debian: python3-jsonschema)"]) from None
-    except (SchemaError, OSError, ValueError):
+    except (SchemaError, OSError, ValueError):  # SchemaError also when jsonschema is missing
         if validate:
             raise
     return None

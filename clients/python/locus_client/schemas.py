@@ -56,22 +56,28 @@ def _is_rfc3339(value):
     return m.group(9) is None or (int(m.group(9)) <= 23 and int(m.group(10)) <= 59)
 
 
+def strict_validator():
+    """(validator class, format checker): draft 2020-12 with "integer" meaning a number written
+    without a fraction (not 1.0, not true) and RFC 3339 date-times checked."""
+    try:
+        import jsonschema
+        from jsonschema import Draft202012Validator
+    except ImportError:  # pragma: no cover - depends on the machine
+        raise SchemaError(["validate() needs the jsonschema package "
+                           "(pip install jsonschema, or locus-client[validate]; Debian: python3-jsonschema)"]) from None
+    checker = jsonschema.FormatChecker()
+    if "date-time" not in checker.checkers:
+        checker.checks("date-time")(_is_rfc3339)
+    strict_int = Draft202012Validator.TYPE_CHECKER.redefine(
+        "integer", lambda _c, v: isinstance(v, int) and not isinstance(v, bool))
+    return jsonschema.validators.extend(Draft202012Validator, type_checker=strict_int), checker
+
+
 class _Schemas:
     """The envelope schema and every `<type>.schema.json` of some directories."""
 
     def __init__(self, directories):
-        try:
-            import jsonschema
-            from jsonschema import Draft202012Validator
-        except ImportError:  # pragma: no cover - depends on the machine
-            raise SchemaError(["validate() needs the jsonschema package "
-                               "(pip install jsonschema, or locus-client[validate]; Debian: python3-jsonschema)"]) from None
-        checker = jsonschema.FormatChecker()
-        if "date-time" not in checker.checkers:
-            checker.checks("date-time")(_is_rfc3339)
-        strict_int = Draft202012Validator.TYPE_CHECKER.redefine(
-            "integer", lambda _c, v: isinstance(v, int) and not isinstance(v, bool))
-        cls = jsonschema.validators.extend(Draft202012Validator, type_checker=strict_int)
+        cls, checker = strict_validator()
         self.envelope = None
         self.payloads = {}  # type -> (version, topic template, validator)
         for directory in directories:

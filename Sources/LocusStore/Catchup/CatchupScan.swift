@@ -1,26 +1,26 @@
-import LocusStore
+import LocusCore
 
 /// One page of a catch-up (docs/protocol.md 13.2): reads the journal from a position and picks
 /// the records the request wants. Pure apart from reading the journal, so it is tested alone.
-struct CatchupScan {
+public enum CatchupScan {
     /// Most records looked at for one page, so a request far behind does not hold the socket
     /// for long: a page may come back with fewer events (even none) and `end: false`.
     static let scanBudget = 200_000
     /// Most event bytes in one page.
     static let byteBudget = 16 << 20
 
-    struct Page {
-        var events: [(topic: [UInt8], body: [UInt8])] = []
+    public struct Page {
+        public var events: [(topic: [UInt8], body: [UInt8])] = []
         /// Where the next page starts (the `next` handed out, with its position hint).
-        var next: JournalPosition
-        var cursor: CatchupCursor
-        var end: Bool
-        var truncated: Bool
+        public var next: JournalPosition
+        public var cursor: CatchupCursor
+        public var end: Bool
+        public var truncated: Bool
     }
 
     /// `start` is where to read; `cursor` carries the producers not yet passed (`request.after`
     /// on a first page).
-    static func page(_ reader: JournalReader, request: CatchupPageRequest, start: JournalPosition,
+    public static func page(_ reader: JournalReader, request: CatchupPageRequest, start: JournalPosition,
                      pending startPending: [String: CatchupCursor.Pending]) -> Page {
         let topics = request.topics.map { Array($0.utf8) }
         var pending = startPending
@@ -34,7 +34,7 @@ struct CatchupScan {
             // never ends among them (the next page's request need not repeat `since`).
             if let since = request.since, entry.appendedMs < since { return true }
             scanned += 1
-            let wanted = topics.isEmpty || topics.contains { Self.hasPrefix(entry.topic, $0) }
+            let wanted = topics.isEmpty || topics.contains { Topic.hasPrefix(entry.topic, $0) }
             // A producer's position is followed on every topic it published, wanted or not: its
             // sequence numbers run across all of them.
             if !pending.isEmpty, let origin = EnvelopeOrigin.read(entry.body), let p = pending[origin.producer] {
@@ -62,11 +62,5 @@ struct CatchupScan {
         return Page(events: events, next: outcome.next,
                     cursor: CatchupCursor(index: outcome.next.index, pending: pending),
                     end: outcome.reachedEnd, truncated: truncated || outcome.truncated)
-    }
-
-    @inline(__always) static func hasPrefix(_ topic: UnsafeRawBufferPointer, _ prefix: [UInt8]) -> Bool {
-        guard topic.count >= prefix.count else { return false }
-        for k in 0..<prefix.count where topic[k] != prefix[k] { return false }
-        return true
     }
 }

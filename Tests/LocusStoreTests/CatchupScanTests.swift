@@ -1,7 +1,6 @@
 import Foundation
-import LocusStore
 import Testing
-@testable import LocusRuntime
+@testable import LocusStore
 
 /// What a catch-up page serves (docs/protocol.md 13.2), against a real journal.
 @Suite struct CatchupScanTests {

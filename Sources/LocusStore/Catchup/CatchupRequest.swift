@@ -2,18 +2,19 @@ import Foundation
 import LocusCore
 
 /// A request to the catch-up socket (docs/protocol.md 13.2), checked. Anything else is refused
-/// with a `catchup.error` naming the problem.
-enum CatchupRequest: Equatable {
+/// with a `catchup.error` naming the problem. (Here, beside the journal it reads, so that the
+/// parser of these socket bytes has a fuzz target without the daemon's dependencies.)
+public enum CatchupRequest: Equatable, Sendable {
     case page(CatchupPageRequest)
     case snapshot(topics: [String])
 
-    static let maxLimit = 10_000
-    static let defaultLimit = 1000
+    public static let maxLimit = 10_000
+    public static let defaultLimit = 1000
     /// Requests are small; anything larger is refused unread by ZeroMQ.
-    static let maxBytes = 65_536
+    public static let maxBytes = 65_536
 
     /// Parses one request frame; the error text is what the client is told.
-    static func parse(_ bytes: [UInt8]) -> Result<CatchupRequest, CatchupRequestError> {
+    public static func parse(_ bytes: [UInt8]) -> Result<CatchupRequest, CatchupRequestError> {
         guard let object = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any] else {
             return .failure("the request is not a JSON object")
         }
@@ -84,8 +85,8 @@ enum CatchupRequest: Equatable {
     }
 }
 
-struct CatchupRequestError: Error, Equatable, CustomStringConvertible {
-    var description: String
+public struct CatchupRequestError: Error, Equatable, CustomStringConvertible, Sendable {
+    public var description: String
     init(_ text: String) { description = text }
 }
 
@@ -94,33 +95,40 @@ extension Result where Failure == CatchupRequestError {
 }
 
 /// A `catchup.request`'s fields.
-struct CatchupPageRequest: Equatable {
-    var after: [String: UInt64] = [:]
-    var since: Int64?
-    var topics: [String]
-    var token: String?
-    var cursor: CatchupCursor?
-    var limit = CatchupRequest.defaultLimit
+public struct CatchupPageRequest: Equatable, Sendable {
+    public var after: [String: UInt64] = [:]
+    public var since: Int64?
+    public var topics: [String]
+    public var token: String?
+    public var cursor: CatchupCursor?
+    public var limit = CatchupRequest.defaultLimit
+
+    public init(topics: [String]) { self.topics = topics }
 }
 
 /// Where the next page starts, handed to the client as `next` and back as `cursor`: the
 /// journal index and the producers of `after` not yet passed (with the last sequence number
 /// of theirs the scan saw, to notice a restart across pages).
-struct CatchupCursor: Equatable {
-    var index: UInt64
-    var pending: [String: Pending]
+public struct CatchupCursor: Equatable, Sendable {
+    public var index: UInt64
+    public var pending: [String: Pending]
 
-    struct Pending: Equatable {
-        var after: UInt64
-        var last: UInt64
+    public struct Pending: Equatable, Sendable {
+        public var after: UInt64
+        public var last: UInt64
+
+        public init(after: UInt64, last: UInt64) {
+            self.after = after
+            self.last = last
+        }
     }
 
-    init(index: UInt64, pending: [String: Pending]) {
+    public init(index: UInt64, pending: [String: Pending]) {
         self.index = index
         self.pending = pending
     }
 
-    init?(json: Any) {
+    public init?(json: Any) {
         guard let o = json as? [String: Any], Set(o.keys).isSubset(of: ["index", "pending"]),
               let index = o["index"] as? Int, index >= 0 else { return nil }
         self.index = UInt64(index)
@@ -135,7 +143,7 @@ struct CatchupCursor: Equatable {
         }
     }
 
-    var json: [String: Any] {
+    public var json: [String: Any] {
         var o: [String: Any] = ["index": Int(index)]
         o["pending"] = pending.mapValues { ["after": Int($0.after), "last": Int($0.last)] }
         return o

@@ -14,6 +14,8 @@ import Logging
 /// is counted in `statistics`.
 public final class ControlServer: @unchecked Sendable {
     public let endpoint: String
+    /// Set when the endpoint is bound with CURVE.
+    public let curve: CurveServer?
     private let context: ZMQContext
     private let logger: Logger
     private let maxRequestBytes: Int
@@ -31,7 +33,8 @@ public final class ControlServer: @unchecked Sendable {
     /// - Parameter handler: called with each request's bytes on a Swift task; returns the reply.
     public init(context: ZMQContext, endpoint: String, logger: Logger,
                 maxRequestBytes: Int = ControlServer.defaultMaxRequestBytes, maxConcurrentRequests: Int = 64,
-                handler: @escaping @Sendable ([UInt8]) async -> [UInt8]) {
+                curve: CurveServer? = nil, handler: @escaping @Sendable ([UInt8]) async -> [UInt8]) {
+        self.curve = curve
         self.context = context
         self.endpoint = endpoint
         self.logger = logger
@@ -57,7 +60,7 @@ public final class ControlServer: @unchecked Sendable {
         started = true
         let parsed = try Endpoint.validate(endpoint)
         let startup = StartupResult()
-        let loop = ControlLoop(context: context, endpoint: endpoint, ipcFile: parsed.ipcFilePath, logger: logger,
+        let loop = ControlLoop(context: context, endpoint: endpoint, curve: curve, ipcFile: parsed.ipcFilePath, logger: logger,
                                maxRequestBytes: maxRequestBytes, maxConcurrentRequests: maxConcurrentRequests,
                                handler: handler, stop: stopFlag, counters: counters)
         let thread = WorkerThread(name: "locus-control") { loop.run(startup: startup) }
@@ -88,6 +91,7 @@ public final class ControlServer: @unchecked Sendable {
 private final class ControlLoop: @unchecked Sendable {
     let context: ZMQContext
     let endpoint: String
+    let curve: CurveServer?
     let ipcFile: String?
     let logger: Logger
     let maxRequestBytes: Int
@@ -98,11 +102,12 @@ private final class ControlLoop: @unchecked Sendable {
     /// Replies finished by handler tasks, waiting for the socket's thread to send them.
     private let outbox = ReplyOutbox()
 
-    init(context: ZMQContext, endpoint: String, ipcFile: String?, logger: Logger, maxRequestBytes: Int,
+    init(context: ZMQContext, endpoint: String, curve: CurveServer?, ipcFile: String?, logger: Logger, maxRequestBytes: Int,
          maxConcurrentRequests: Int, handler: @escaping @Sendable ([UInt8]) async -> [UInt8], stop: StopFlag,
          counters: ControlCounters) {
         self.context = context
         self.endpoint = endpoint
+        self.curve = curve
         self.ipcFile = ipcFile
         self.logger = logger
         self.maxRequestBytes = maxRequestBytes
@@ -120,7 +125,7 @@ private final class ControlLoop: @unchecked Sendable {
             // Bounds what one request can take before it is looked at (ZeroMQ drops the
             // connection past it); between the limit and this, the client gets a clear error.
             try socket.setOption(.maxMessageSize(ControlServer.connectionCutoff(maxRequestBytes)))
-            try socket.bind(endpoint)
+            try socket.bind(endpoint, curve: curve)
         } catch {
             startup.report(error)
             return

@@ -21,6 +21,9 @@ public struct HubConfiguration: Sendable, Equatable {
     public var validatePayloads: Bool
     /// Subscriptions outside subscribers may hold (per connection and in all).
     public var subscriptionLimits = SubscriptionLimits()
+    /// Endpoints (of either list) bound with CURVE, and how. A `ZAPHandler` must serve the
+    /// context before the hub starts.
+    public var curve: [String: CurveServer] = [:]
 
     /// The in-process endpoints are always bound in addition to the ones given here.
     public init(ingestEndpoints: [String] = [], publishEndpoints: [String] = [],

@@ -77,8 +77,8 @@ final class HubForwarder {
         }
         try publishEvents.setOption(.linger(milliseconds: 0))
         try publishEvents.connect(publishEventsEndpoint)
-        for endpoint in configuration.allIngestEndpoints { try bind(ingest, endpoint) }
-        for endpoint in configuration.allPublishEndpoints { try bind(publish, endpoint) }
+        for endpoint in ZMQSocket.bindOrder(configuration.allIngestEndpoints, curve: configuration.curve) { try bind(ingest, endpoint) }
+        for endpoint in ZMQSocket.bindOrder(configuration.allPublishEndpoints, curve: configuration.curve) { try bind(publish, endpoint) }
         // Subscribe to everything ourselves (XSUB sends this to every publisher, present and
         // future): the hub must see every message to validate and count it, so downstream
         // subscriptions are never passed upstream.
@@ -86,7 +86,7 @@ final class HubForwarder {
     }
 
     private func bind(_ socket: ZMQSocket, _ endpoint: String) throws {
-        try socket.bind(endpoint)
+        try socket.bind(endpoint, curve: configuration.curve[endpoint])
         if let path = try? Endpoint.validate(endpoint).ipcFilePath { ipcFiles.append(path) }
         boundEndpoints.append((try? socket.lastEndpoint) ?? endpoint)
         logger.debug("hub bound", metadata: ["endpoint": "\(endpoint)"])

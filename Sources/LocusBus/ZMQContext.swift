@@ -10,6 +10,8 @@ public final class ZMQContext: @unchecked Sendable {
     let handle: UnsafeMutableRawPointer
     private let lock = NSLock()
     private var terminated = false
+    /// Whether a `ZAPHandler` serves this context (see `ZMQSocket.bind(_:curve:)`).
+    let zapHandler = LockedFlag()
 
     /// Creates a context with `ioThreads` I/O threads (one is plenty below ~1 GB/s).
     public init(ioThreads: Int = 1) {
@@ -42,4 +44,14 @@ public final class ZMQContext: @unchecked Sendable {
     }
 
     deinit { shutdown() }
+}
+
+/// A Bool behind a lock.
+final class LockedFlag: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored = false
+    var value: Bool {
+        get { lock.withLock { stored } }
+        set { lock.withLock { stored = newValue } }
+    }
 }

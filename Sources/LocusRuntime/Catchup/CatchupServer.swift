@@ -10,6 +10,8 @@ import Logging
 /// date by reading the journal as it grows.
 final class CatchupServer: @unchecked Sendable {
     let endpoints: [String]
+    /// Endpoints bound with CURVE, and how.
+    private let curve: [String: CurveServer]
     private let context: ZMQContext
     private let hub: Hub
     private let journal: EventJournal
@@ -23,8 +25,9 @@ final class CatchupServer: @unchecked Sendable {
     /// How long a first page waits for the hub to see the client's sync token.
     static let tokenTimeout = 5.0
 
-    init(endpoints: [String], context: ZMQContext, hub: Hub, journal: EventJournal, logger: Logger) {
+    init(endpoints: [String], curve: [String: CurveServer] = [:], context: ZMQContext, hub: Hub, journal: EventJournal, logger: Logger) {
         self.endpoints = endpoints
+        self.curve = curve
         self.context = context
         self.hub = hub
         self.journal = journal
@@ -65,8 +68,8 @@ final class CatchupServer: @unchecked Sendable {
             socket = try ZMQSocket(context: context, type: .router)
             try socket.setOption(.linger(milliseconds: 0))
             try socket.setOption(.maxMessageSize(CatchupRequest.maxBytes))
-            for endpoint in endpoints {
-                try socket.bind(endpoint)
+            for endpoint in ZMQSocket.bindOrder(endpoints, curve: curve) {
+                try socket.bind(endpoint, curve: curve[endpoint])
                 if let path = try? Endpoint.validate(endpoint).ipcFilePath { ipcFiles.append(path) }
             }
         } catch {

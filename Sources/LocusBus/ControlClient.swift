@@ -15,7 +15,7 @@ public struct ControlClient: Sendable {
     /// Sends `json` (one frame) to the control endpoint and returns the reply frame.
     /// - Throws: `ControlClientError` when nothing answers in time or nothing listens at an
     ///   ipc path; `EndpointError`/`ZMQError` for a bad endpoint or socket failure.
-    public func request(_ json: [UInt8], endpoint: String, timeout: Double) throws -> [UInt8] {
+    public func request(_ json: [UInt8], endpoint: String, timeout: Double, curve: CurveClient? = nil) throws -> [UInt8] {
         let parsed = try Endpoint.validate(endpoint)
         if let path = parsed.ipcFilePath, !FileManager.default.fileExists(atPath: path) {
             throw ControlClientError(kind: .notListening, endpoint: endpoint, timeout: timeout)
@@ -25,6 +25,7 @@ public struct ControlClient: Sendable {
         // Discard the request at close if it never went out: the CLI must not hang on exit.
         try socket.setOption(.linger(milliseconds: 0))
         try socket.setOption(.sendTimeout(milliseconds: Int(timeout * 1000)))
+        if let curve { try socket.setCurveClient(curve) }
         try socket.connect(endpoint)
         guard try socket.send([json]) else { throw ControlClientError(kind: .noReply, endpoint: endpoint, timeout: timeout) }
         let deadline = DispatchTime.now() + timeout
@@ -39,8 +40,8 @@ public struct ControlClient: Sendable {
     }
 
     /// `request` with a context of its own, for one-shot use (the CLI).
-    public static func request(_ json: [UInt8], endpoint: String, timeout: Double) throws -> [UInt8] {
-        try ControlClient().request(json, endpoint: endpoint, timeout: timeout)
+    public static func request(_ json: [UInt8], endpoint: String, timeout: Double, curve: CurveClient? = nil) throws -> [UInt8] {
+        try ControlClient().request(json, endpoint: endpoint, timeout: timeout, curve: curve)
     }
 
     /// `5` for whole seconds, `0.5` otherwise.

@@ -90,6 +90,7 @@ struct CatchupClient {
     var prefixes: [String]
     /// The sync token subscribed on the SUB socket, without its leading NUL.
     var token: String
+    var curve: CurveClient? = nil
     var pageTimeout = 15.0
 
     struct Failure: Error, CustomStringConvertible { var description: String }
@@ -100,6 +101,7 @@ struct CatchupClient {
         let dealer = try ZMQSocket(context: context, type: .dealer)
         defer { dealer.close() }
         try dealer.setOption(.linger(milliseconds: 0))
+        if let curve { try dealer.setCurveClient(curve) }
         try dealer.connect(endpoint)
         var request: [String: Any] = ["type": "catchup.request", "version": 1, "token": token, "limit": 1000]
         if !prefixes.isEmpty, !prefixes.contains("") { request["topics"] = prefixes }

@@ -46,6 +46,8 @@ struct CtlCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Print the raw JSON reply.")
     var json = false
 
+    @OptionGroup var keys: CurveClientOptions
+
     func run() async throws {
         let request: [UInt8]
         do {
@@ -54,11 +56,15 @@ struct CtlCommand: AsyncParsableCommand {
             throw ValidationError("\(error)")
         }
         let target = endpoint ?? ConfigSupport.defaultEndpoints(configPath: config).control
+        let curve = try keys.client()
         let reply: [UInt8]
         do {
-            reply = try ControlClient.request(request, endpoint: target, timeout: timeout)
+            reply = try ControlClient.request(request, endpoint: target, timeout: timeout, curve: curve)
         } catch {
-            FileHandle.standardError.write(Data("locus ctl: \(error)\n".utf8))
+            // A CURVE endpoint says nothing to a client without keys: the handshake just fails.
+            let hint = curve == nil && target.hasPrefix("tcp://") && error is ControlClientError
+                ? " (if the control endpoint uses CURVE, give --server-key and --key)" : ""
+            FileHandle.standardError.write(Data("locus ctl: \(error)\(hint)\n".utf8))
             throw ExitCode(ExitStatus.failure)
         }
         let value = try? JSONValue.decode(reply)

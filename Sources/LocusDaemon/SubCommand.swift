@@ -12,6 +12,8 @@ struct SubscriberLoop {
     var prefixes: [String]
     var count: Int?
     var duration: Double?
+    /// Keys for CURVE endpoints (the catch-up endpoint too), nil for plain ones.
+    var curve: CurveClient?
 
     func run(_ handle: (String, [UInt8]) throws -> Void) throws {
         try run(catchup: nil, handle)
@@ -27,6 +29,7 @@ struct SubscriberLoop {
         let socket = try ZMQSocket(context: context, type: .sub)
         defer { socket.close() }
         try socket.setReceiveHighWaterMark(0)
+        if let curve { try socket.setCurveClient(curve) }
         // Connect first: subscriptions made before connecting are sent in prefix-tree order,
         // which would put the token (it starts with NUL) before the prefixes.
         try socket.connect(endpoint)
@@ -41,7 +44,7 @@ struct SubscriberLoop {
         if let catchup {
             var last = catchup.start.after
             var done = false
-            truncated = try CatchupClient(endpoint: catchup.endpoint, start: catchup.start, prefixes: prefixes, token: token)
+            truncated = try CatchupClient(endpoint: catchup.endpoint, start: catchup.start, prefixes: prefixes, token: token, curve: curve)
                 .run(context: context, interrupted: { InterruptFlag.isRaised || done }) { topic, body in
                     if let o = body.withUnsafeBytes({ EnvelopeOrigin.read($0) }) { last[o.producer] = o.seq }
                     try handle(topic, body)
@@ -83,6 +86,8 @@ struct SubscriptionOptions: ParsableArguments {
     @Argument(help: "Topic prefixes, e.g. obs.fix. status. (default: everything).")
     var prefixes: [String] = []
 
+    @OptionGroup var keys: CurveClientOptions
+
     func validate() throws {
         for p in prefixes where !Topic.isValidPrefix(p) {
             throw ValidationError("'\(p)' is not a topic prefix: lower-case segments of a-z 0-9 _ - joined by dots, e.g. obs.fix.")
@@ -93,7 +98,7 @@ struct SubscriptionOptions: ParsableArguments {
     func loop() throws -> SubscriberLoop {
         let target = endpoint ?? ConfigSupport.defaultEndpoints(configPath: config).publish
         do { try Endpoint.validate(target) } catch { throw ValidationError("\(error)") }
-        return SubscriberLoop(endpoint: target, prefixes: prefixes, count: count, duration: duration)
+        return SubscriberLoop(endpoint: target, prefixes: prefixes, count: count, duration: duration, curve: try keys.client())
     }
 }
 

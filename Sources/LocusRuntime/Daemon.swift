@@ -54,6 +54,12 @@ public final class Daemon: @unchecked Sendable {
             highWaterMark: configuration.hub.highWaterMark,
             validatePayloads: configuration.hub.validatePayloads)
         hubConfig.subscriptionLimits = configuration.hub.subscriptionLimits
+        // CURVE endpoints: keys read and the authentication handler serving before any bind.
+        let security = try EndpointSecurity.load(configuration.hub.curve)
+        hubConfig.curve = security.servers
+        let zap = security.isEmpty ? nil : ZAPHandler(context: context, logger: Logger(label: "locus.curve"))
+        for (domain, keys) in security.authorized { zap?.authorize(domain: domain, keys: keys) }
+        try zap?.start()
         let journal = try configuration.hub.journal.map { settings in
             try EventJournal(directory: configuration.hub.stateDirectory + "/journal", settings: settings)
         }
@@ -72,19 +78,22 @@ public final class Daemon: @unchecked Sendable {
             try hub.start()
         } catch {
             journal?.close()
+            zap?.stop()
             throw error
         }
-        let catchup = journal.map { CatchupServer(endpoints: configuration.hub.catchup, context: context, hub: hub, journal: $0,
+        let catchup = journal.map { CatchupServer(endpoints: configuration.hub.catchup, curve: security.servers, context: context, hub: hub, journal: $0,
                                                   logger: Logger(label: "locus.catchup")) }
         do {
             try catchup?.start()
         } catch {
             hub.stop()
             journal?.close()
+            zap?.stop()
             throw error
         }
         let control = ControlServer(context: context, endpoint: configuration.hub.control, logger: Logger(label: "locus.control"),
-                                    maxRequestBytes: configuration.hub.controlMaxRequestBytes) {
+                                    maxRequestBytes: configuration.hub.controlMaxRequestBytes,
+                                    curve: security.servers[configuration.hub.control]) {
             [commands] request in await commands.handle(request)
         }
         do {
@@ -93,6 +102,7 @@ public final class Daemon: @unchecked Sendable {
             catchup?.stop()
             hub.stop()
             journal?.close()
+            zap?.stop()
             throw error
         }
         let bus = HubAttachment(context: context, hub: hub, registry: registry,
@@ -104,7 +114,7 @@ public final class Daemon: @unchecked Sendable {
         let started = StartedRunners()
         let gate = DeliveryGate(window: configuration.hub.deliveryWindow, logger: Logger(label: "locus.delivery"))
         let reporter = DaemonReporter(hub: hub, control: control, status: status, runners: started, gate: gate,
-                                      journal: journal, catchup: catchup)
+                                      journal: journal, catchup: catchup, zap: zap)
         registerCommands(reporter: reporter)
 
         var runners: [PluginRunner] = []
@@ -121,7 +131,7 @@ public final class Daemon: @unchecked Sendable {
         registerServiceCommands(runners)
         started.set(runners)
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
-            .init(service: ClosingService { control.stop(); catchup?.stop(); statusOutlet.close(); hub.stop(); journal?.close() },
+            .init(service: ClosingService { control.stop(); catchup?.stop(); statusOutlet.close(); hub.stop(); journal?.close(); zap?.stop() },
                   successTerminationBehavior: .ignore, failureTerminationBehavior: .gracefullyShutdownGroup,
                   serviceName: "hub"),
         ]

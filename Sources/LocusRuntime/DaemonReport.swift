@@ -17,6 +17,8 @@ public struct DaemonReport: Sendable {
     public var journal: JournalStatistics?
     /// What the catch-up socket served.
     var catchup: CatchupStatistics?
+    /// CURVE connections accepted per client key name, and refused (nil without CURVE endpoints).
+    public var curve: ZAPStatistics?
     /// Wall-clock milliseconds since 1970 when the report was read (for the journal's oldest age).
     public var readAtMs: Int64 = Int64(Date().timeIntervalSince1970 * 1000)
 
@@ -102,6 +104,9 @@ extension DaemonReport {
                                         "refused": n(c.refused), "truncated": n(c.truncated), "unsent": n(c.unsent)])
             }
             top["journal"] = .object(o)
+        }
+        if let c = curve {
+            top["curve"] = .object(["accepted": .object(c.accepted.mapValues(n)), "refused": n(c.refused)])
         }
         return .object(top.merging([
             "hub": .object(["forwarded": n(hub.forwarded), "dropped": .object(dropped),

@@ -12,6 +12,7 @@ final class DaemonReporter: Sendable {
     let gate: DeliveryGate
     let journal: EventJournal?
     let catchup: CatchupServer?
+    let zap: ZAPHandler?
     let started = ContinuousClock.now
     let exposition = MetricsExposition()
 
@@ -19,7 +20,8 @@ final class DaemonReporter: Sendable {
     func metrics() -> [UInt8] { exposition.render(report()) }
 
     init(hub: Hub, control: ControlServer, status: StatusBoard, runners: StartedRunners, gate: DeliveryGate,
-         journal: EventJournal? = nil, catchup: CatchupServer? = nil) {
+         journal: EventJournal? = nil, catchup: CatchupServer? = nil, zap: ZAPHandler? = nil) {
+        self.zap = zap
         self.journal = journal
         self.catchup = catchup
         self.hub = hub
@@ -42,6 +44,6 @@ final class DaemonReporter: Sendable {
         return DaemonReport(hub: hub.statistics, control: control.statistics, plugins: plugins,
                             deliveryWaits: gate.waitCount,
                             uptime: Double(up.components.seconds) + Double(up.components.attoseconds) / 1e18,
-                            journal: journal?.statistics, catchup: catchup?.statistics)
+                            journal: journal?.statistics, catchup: catchup?.statistics, curve: zap?.statistics)
     }
 }

@@ -106,6 +106,11 @@ struct HubBlock: DeclaredConfiguration {
         if let publish { hub.publish = publish.endpoints }
         if let control { hub.control = control.endpoint }
         if let catchup { hub.catchup = catchup.endpoints }
+        var curve: [String: CurveFiles] = [:]
+        for entry in (ingest?.entries ?? []) + (publish?.entries ?? []) + (catchup?.entries ?? []) + (control.map { [$0.entry] } ?? []) {
+            if let files = entry.curve { curve[entry.endpoint] = files.resolved(against: directory) }
+        }
+        hub.curve = curve
         hub.journal = journal ? JournalSettings(topics: journalTopics, exclude: journalExclude, maxBytes: Int64(journalMaxBytes),
                                                 maxAge: journalMaxAge, segmentBytes: Int64(journalSegmentBytes)) : nil
         hub.maxMessageBytes = maxMessageBytes
@@ -124,26 +129,29 @@ struct HubBlock: DeclaredConfiguration {
     }
 }
 
-/// One endpoint or a list of them, each checked (`ConfigEndpoint.problem`).
+/// One endpoint or a list of them, each a string or a mapping with its security
+/// (`EndpointEntry`), each checked (`ConfigEndpoint.problem`, `EndpointEntry.securityProblem`).
 struct EndpointList: SettingValue, Equatable {
-    var endpoints: [String]
+    var entries: [EndpointEntry]
+    var endpoints: [String] { entries.map(\.endpoint) }
 
     static var settingType: String { "endpoint or list of endpoints" }
     var settingText: String { endpoints.count == 1 ? endpoints[0] : "[" + endpoints.joined(separator: ", ") + "]" }
 
     static func readSetting(from container: KeyedDecodingContainer<SettingKey>, forKey key: SettingKey) throws -> EndpointList {
         let name = key.stringValue
-        let single = try? container.decode(String.self, forKey: key)
-        let list = try single.map { [$0] } ?? container.decode([String].self, forKey: key)
+        let single = try? container.decode(EndpointEntry.RawEntry.self, forKey: key)
+        let isList = (try? container.decode([EndpointEntry.RawEntry].self, forKey: key)) != nil
+        let list = try isList ? container.decode([EndpointEntry.RawEntry].self, forKey: key)
+            : [single ?? container.decode(EndpointEntry.RawEntry.self, forKey: key)]
         guard !list.isEmpty else {
             throw ConfigValueError(key: name, "\(name) needs at least one endpoint, such as ipc:///run/locus/\(name).sock or tcp://127.0.0.1:5556")
         }
-        for (i, endpoint) in list.enumerated() {
-            if let problem = ConfigEndpoint.problem(endpoint) {
-                throw ConfigValueError(key: single == nil ? "\(name).\(i)" : name, problem)
-            }
+        var entries: [EndpointEntry] = []
+        for (i, raw) in list.enumerated() {
+            entries.append(try EndpointEntry.read(raw, key: isList ? "\(name).\(i)" : name, control: false))
         }
-        return EndpointList(endpoints: list)
+        return EndpointList(entries: entries)
     }
 }
 
@@ -165,14 +173,14 @@ struct MetricsAddressSetting: SettingValue, Equatable {
 }
 
 struct ControlEndpoint: SettingValue, Equatable {
-    var endpoint: String
+    var entry: EndpointEntry
+    var endpoint: String { entry.endpoint }
 
     static var settingType: String { "endpoint" }
     var settingText: String { endpoint }
 
     static func readSetting(from container: KeyedDecodingContainer<SettingKey>, forKey key: SettingKey) throws -> ControlEndpoint {
-        let endpoint = try container.decode(String.self, forKey: key)
-        if let problem = ConfigEndpoint.problem(endpoint) { throw ConfigValueError(key: key.stringValue, problem) }
-        return ControlEndpoint(endpoint: endpoint)
+        let raw = try container.decode(EndpointEntry.RawEntry.self, forKey: key)
+        return ControlEndpoint(entry: try EndpointEntry.read(raw, key: key.stringValue, control: true))
     }
 }

@@ -39,6 +39,8 @@ public struct HubSettings: Sendable, Equatable {
     public var validatePayloads = false
     /// Where plugins keep state across restarts (the region service's database, …).
     public var stateDirectory: String
+    /// Endpoints bound with CURVE (of any of the lists), and their key files.
+    public var curve: [String: CurveFiles] = [:]
 
     public static let defaultMaxMessageBytes = 262_144
     public static let defaultHighWaterMark = 100_000
@@ -218,6 +220,16 @@ enum ConfigEndpoint {
             !label.isEmpty && label.count <= 63 && !label.hasPrefix("-")
                 && label.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }
         }
+    }
+
+    /// True for tcp endpoints on a loopback address or name (127.0.0.0/8, `localhost`, `[::1]`,
+    /// the `lo` interface); false for wildcards and every other host.
+    static func isLoopback(_ endpoint: String) -> Bool {
+        guard endpoint.hasPrefix("tcp://"), let colon = endpoint.lastIndex(of: ":") else { return false }
+        let host = endpoint[endpoint.index(endpoint.startIndex, offsetBy: 6)..<colon]
+        if host == "localhost" || host == "[::1]" || host == "lo" { return true }
+        let parts = host.split(separator: ".", omittingEmptySubsequences: false)
+        return parts.count == 4 && parts[0] == "127" && parts.allSatisfy { Int($0).map { (0...255).contains($0) } ?? false }
     }
 
     /// A bind endpoint turned into one a client can connect to (`*`/`0.0.0.0` → `127.0.0.1`, `[::]` → `[::1]`).

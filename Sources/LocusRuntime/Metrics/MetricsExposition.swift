@@ -60,6 +60,14 @@ public final class MetricsExposition: @unchecked Sendable {
                 counter("locus_catchup_unsent_total", "Catch-up replies not sent because the client's queue was full.", [], c.unsent)
             }
         }
+        if let c = r.curve {
+            for (client, count) in c.accepted.sorted(by: { $0.key < $1.key }) {
+                counter("locus_curve_connections_total", "CURVE connections accepted, by client key name (authorized_keys).",
+                        [("client", client)], count)
+            }
+            counter("locus_curve_refused_total", "CURVE connections refused: key not in authorized_keys, or not a CURVE client.",
+                    [], c.refused)
+        }
         counter("locus_delivery_waits_total", "Times a source reading a file waited for in-process services and sinks to catch up.",
                 [], r.deliveryWaits)
         for p in r.plugins {

@@ -1,0 +1,117 @@
+import LocusBus
+import LocusCore
+
+/// The key files of a CURVE endpoint (`curve:` in an endpoint entry), paths as written until
+/// `HubBlock.applied` resolves them against the config file's directory.
+public struct CurveFiles: Sendable, Equatable {
+    /// The server's secret certificate (`locus keygen NAME` writes `NAME.key_secret`).
+    public var secretKeyFile: String
+    /// Directory of the public certificates (`NAME.key`) of the clients allowed to connect.
+    public var authorizedKeys: String
+
+    public init(secretKeyFile: String, authorizedKeys: String) {
+        self.secretKeyFile = secretKeyFile
+        self.authorizedKeys = authorizedKeys
+    }
+
+    func resolved(against directory: String) -> CurveFiles {
+        func abs(_ p: String) -> String { p.hasPrefix("/") ? p : directory + "/" + p }
+        return CurveFiles(secretKeyFile: abs(secretKeyFile), authorizedKeys: abs(authorizedKeys))
+    }
+}
+
+/// One entry of an endpoint list in `hub:`: either a string (`tcp://127.0.0.1:5556`) or a
+/// mapping that adds the endpoint's security:
+///
+/// ```yaml
+/// publish:
+///   - endpoint: tcp://0.0.0.0:5556
+///     curve: {secret_key_file: keys/server.key_secret, authorized_keys: keys/clients}
+///   - {endpoint: "tcp://192.168.1.5:5557", insecure: true}
+/// ```
+///
+/// A TCP endpoint beyond loopback must have `curve:` or say `insecure: true`; the control
+/// socket never accepts `insecure` there (`problem(control:)`).
+struct EndpointEntry: Equatable {
+    var endpoint: String
+    var curve: CurveFiles?
+    var insecure = false
+
+    static let keys = ["endpoint", "curve", "insecure"]
+    static let curveKeys = ["secret_key_file", "authorized_keys"]
+
+    /// Reads one entry; `key` is its path for messages (`publish.1`).
+    static func read(_ raw: RawEntry, key: String, control: Bool) throws -> EndpointEntry {
+        let entry: EndpointEntry
+        switch raw {
+        case .text(let endpoint):
+            entry = EndpointEntry(endpoint: endpoint)
+        case .mapping(let fields):
+            for name in fields.keys where !keys.contains(name) {
+                throw ConfigValueError(key: key, "unknown key '\(name)' in an endpoint entry; expected \(keys.joined(separator: ", "))")
+            }
+            guard case .text(let endpoint)? = fields["endpoint"] else {
+                throw ConfigValueError(key: key, "an endpoint entry that is a mapping needs 'endpoint: <ipc://path or tcp://host:port>'")
+            }
+            var e = EndpointEntry(endpoint: endpoint)
+            switch fields["insecure"] {
+            case nil: break
+            case .flag(let b)?: e.insecure = b
+            default: throw ConfigValueError(key: key + ".insecure", "insecure must be true or false")
+            }
+            switch fields["curve"] {
+            case nil: break
+            case .curve(let c)?:
+                for name in c.keys where !curveKeys.contains(name) {
+                    throw ConfigValueError(key: key + ".curve", "unknown key '\(name)' in curve; expected \(curveKeys.joined(separator: ", "))")
+                }
+                guard let secret = c["secret_key_file"], !secret.isEmpty, let dir = c["authorized_keys"], !dir.isEmpty else {
+                    throw ConfigValueError(key: key + ".curve", "curve needs secret_key_file (the server's NAME.key_secret from locus keygen) and authorized_keys (a directory of the clients' NAME.key files)")
+                }
+                e.curve = CurveFiles(secretKeyFile: secret, authorizedKeys: dir)
+            default:
+                throw ConfigValueError(key: key + ".curve", "curve must be a mapping {secret_key_file: FILE, authorized_keys: DIR}")
+            }
+            entry = e
+        case .flag, .curve:
+            throw ConfigValueError(key: key, "expected an endpoint string or a mapping {endpoint, curve, insecure}")
+        }
+        if let problem = ConfigEndpoint.problem(entry.endpoint) { throw ConfigValueError(key: key, problem) }
+        if let problem = entry.securityProblem(control: control) { throw ConfigValueError(key: key, problem) }
+        return entry
+    }
+
+    /// Why this entry may not be bound as written, if it may not.
+    func securityProblem(control: Bool) -> String? {
+        let tcp = endpoint.hasPrefix("tcp://")
+        if curve != nil && !tcp {
+            return "curve applies to tcp endpoints; \(endpoint) is reached through the file system, whose permissions protect it"
+        }
+        if curve != nil && insecure { return "\(endpoint) has both curve and insecure: true; choose one" }
+        guard tcp, !ConfigEndpoint.isLoopback(endpoint), curve == nil else { return nil }
+        if control {
+            return "the control socket on \(endpoint) would let anyone on the network change regions and stop plugins; bind it to loopback or ipc, or give it curve: {secret_key_file, authorized_keys} (insecure is never accepted for control)"
+        }
+        if insecure { return nil }
+        return "\(endpoint) is reachable beyond this machine without encryption or authentication: location data would be readable (and forgeable) by anyone on the network. Add curve: {secret_key_file, authorized_keys} (see docs/security.md), or insecure: true if the network itself is trusted"
+    }
+
+    /// An endpoint entry as YAML gave it, before checks.
+    enum RawEntry: Decodable, Equatable {
+        case text(String)
+        case flag(Bool)
+        case curve([String: String])
+        case mapping([String: RawEntry])
+
+        init(from decoder: Decoder) throws {
+            let single = try? decoder.singleValueContainer()
+            if let b = try? single?.decode(Bool.self) { self = .flag(b); return }
+            if let s = try? single?.decode(String.self) { self = .text(s); return }
+            if let m = try? single?.decode([String: String].self), m.keys.contains("secret_key_file") || m.keys.contains("authorized_keys") {
+                self = .curve(m); return
+            }
+            if let m = try? single?.decode([String: RawEntry].self) { self = .mapping(m); return }
+            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "expected an endpoint string or a mapping {endpoint, curve, insecure}"))
+        }
+    }
+}

@@ -60,7 +60,7 @@ run_config() {   # $1 = with|without
 # have stopped coming, then SIGTERM; prints "cpu_seconds enters ranges peak_kib".
 locus_run() {   # $1 = with|without
     rm -f "$WORK/events.jsonl" "$WORK/time"
-    mkdir -p "$WORK/run" "$WORK/state"
+    mkdir -p -m 700 "$WORK/run" "$WORK/state"
     LOCUS_RUNTIME_DIR="$WORK/run" LOCUS_STATE_DIR="$WORK/state" /usr/bin/time -f "%U %S %M" -o "$WORK/time" \
         "$BIN/locus" run "$WORK/run-$1.yaml" >/dev/null 2>"$WORK/stderr" &
     TIME_PID=$!

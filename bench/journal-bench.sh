@@ -57,7 +57,7 @@ echo "== locus replay gives: $expected($total events)"
 # One `locus run`: until the file sink has every event (or 600 s), then SIGTERM. Prints wall
 # seconds from start to the last event and peak RSS (KiB).
 run_daemon() {
-    rm -rf "$WORK/state" "$WORK/out.jsonl" "$WORK/rt"; mkdir -p "$WORK/rt"
+    rm -rf "$WORK/state" "$WORK/out.jsonl" "$WORK/rt"; mkdir -p -m 700 "$WORK/rt"
     local start end pid hwm lines
     start=$(date +%s.%N)
     LOCUS_RUNTIME_DIR="$WORK/rt" LOCUS_LOG_LEVEL=warning "$LOCUS" run "$CONFIG" 2>"$WORK/run.err" &
@@ -98,7 +98,7 @@ echo "================ the journal alone ================"
 
 echo
 echo "================ default config.yaml, resident memory ================"
-mkdir -p "$WORK/rt2"
+mkdir -p -m 700 "$WORK/rt2"
 (cd "$ROOT" && LOCUS_RUNTIME_DIR="$WORK/rt2" LOCUS_STATE_DIR="$WORK/state2" LOCUS_LOG_LEVEL=warning "$LOCUS" run config.yaml >/dev/null 2>&1) &
 sleep 20
 pid=$(pgrep -n -f "$LOCUS run config.yaml")

@@ -22,6 +22,9 @@ struct RunCommand: AsyncParsableCommand {
     var logLevel: Logger.Level?
 
     func run() async throws {
+        // Every file the daemon creates (sockets, journal, SQLite state and its -wal/-shm) is
+        // private whatever umask it inherited; a socket given to a group is opened up explicitly.
+        umask(0o077)
         let bootLogger = Logger(label: "locus")
         let configuration = try ConfigSupport.load(config, logger: bootLogger)
         LogSetup.bootstrap(level: logLevel ?? configuration.logLevel)

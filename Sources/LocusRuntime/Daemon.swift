@@ -54,6 +54,8 @@ public final class Daemon: @unchecked Sendable {
             highWaterMark: configuration.hub.highWaterMark,
             validatePayloads: configuration.hub.validatePayloads)
         hubConfig.subscriptionLimits = configuration.hub.subscriptionLimits
+        // Private directories before anything is created in them; the sockets' groups are resolved now.
+        let socketGroups = try Self.prepareDirectories(configuration.hub)
         // CURVE endpoints: keys read and the authentication handler serving before any bind.
         let security = try EndpointSecurity.load(configuration.hub.curve)
         hubConfig.curve = security.servers
@@ -103,6 +105,12 @@ public final class Daemon: @unchecked Sendable {
             hub.stop()
             journal?.close()
             zap?.stop()
+            throw error
+        }
+        do {
+            for (path, gid) in socketGroups { try SocketGroup.apply(path: path, group: gid) }
+        } catch {
+            control.stop(); catchup?.stop(); hub.stop(); journal?.close(); zap?.stop()
             throw error
         }
         let bus = HubAttachment(context: context, hub: hub, registry: registry,
@@ -245,6 +253,32 @@ public final class Daemon: @unchecked Sendable {
             })
         }
     }
+
+    /// The runtime directories (of every ipc socket) and the state directory, private
+    /// (`PrivateDirectory`); a directory holding a socket given to a group lets others pass
+    /// through (0711) to reach it. Returns every socket with its group (nil: owner only), to set
+    /// once bound.
+    static func prepareDirectories(_ hub: HubSettings) throws -> [(String, gid_t?)] {
+        var groups: [(String, gid_t?)] = []
+        var directories: [String: PrivateDirectory.Access] = [:]
+        for socket in hub.ipcSockets {
+            let dir = (socket.path as NSString).deletingLastPathComponent
+            let abs = dir.isEmpty ? FileManager.default.currentDirectoryPath : dir
+            if let group = socket.group {
+                groups.append((socket.path, try SocketGroup.gid(group)))
+                directories[abs] = .traverse
+            } else {
+                groups.append((socket.path, nil))
+                if directories[abs] == nil { directories[abs] = .ownerOnly }
+            }
+        }
+        for (dir, access) in directories.sorted(by: { $0.key < $1.key }) {
+            try PrivateDirectory.prepare(dir, what: "runtime directory", access: access)
+        }
+        try PrivateDirectory.prepare(hub.stateDirectory, what: "state directory", access: .ownerOnly)
+        return groups
+    }
+
 }
 
 /// A service that waits for graceful shutdown, then runs `close` (optionally around another service).

@@ -69,6 +69,9 @@ public final class ServiceStateStore: @unchecked Sendable {
             throw Self.openError(error, path: path)
         }
         try self.init(queue: queue, path: path, kind: kind, lock: lock, mustExist: existedBefore)
+        // Where the device has been is for this user only, whatever the umask (SQLite creates
+        // -wal and -shm with the database file's mode) and whatever an older Locus left.
+        for suffix in ["", "-wal", "-shm"] { Self.makePrivate(path + suffix) }
         // New, or made by a Locus before markers: from now on its loss is noticed.
         if !existedBefore {
             do { try marker.write(kind: kind) } catch { try? close(); throw error }
@@ -361,6 +364,13 @@ public final class ServiceStateStore: @unchecked Sendable {
             return StateStoreError(.cannotOpen, path: path,
                 "cannot open (\(sqliteMessage(e))); check that the directory exists and this user may write there")
         }
+    }
+
+    /// Takes group and other permissions off the file at `path`, if it exists.
+    static func makePrivate(_ path: String) {
+        var st = stat()
+        guard stat(path, &st) == 0, st.st_mode & 0o077 != 0 else { return }
+        chmod(path, st.st_mode & 0o700)
     }
 
     /// Creates `dir` and any missing parents with mode 0700: the state says where the device

@@ -29,7 +29,8 @@ enum E2E {
     static func temporaryDirectory() -> String {
         // Short paths: ipc socket paths must fit in 107 bytes.
         let dir = "/tmp/locus-e2e-\(UUID().uuidString.prefix(8))"
-        try! FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        // Private: `locus run` refuses a runtime directory others can reach.
+        try! FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         return dir
     }
 }

@@ -36,8 +36,10 @@ struct EndpointEntry: Equatable {
     var endpoint: String
     var curve: CurveFiles?
     var insecure = false
+    /// ipc only: the group whose members may connect (socket file 0660 of that group).
+    var group: String?
 
-    static let keys = ["endpoint", "curve", "insecure"]
+    static let keys = ["endpoint", "curve", "insecure", "group"]
     static let curveKeys = ["secret_key_file", "authorized_keys"]
 
     /// Reads one entry; `key` is its path for messages (`publish.1`).
@@ -58,6 +60,11 @@ struct EndpointEntry: Equatable {
             case nil: break
             case .flag(let b)?: e.insecure = b
             default: throw ConfigValueError(key: key + ".insecure", "insecure must be true or false")
+            }
+            switch fields["group"] {
+            case nil: break
+            case .text(let g)? where !g.isEmpty: e.group = g
+            default: throw ConfigValueError(key: key + ".group", "group must be a group name or number")
             }
             switch fields["curve"] {
             case nil: break
@@ -86,6 +93,9 @@ struct EndpointEntry: Equatable {
         let tcp = endpoint.hasPrefix("tcp://")
         if curve != nil && !tcp {
             return "curve applies to tcp endpoints; \(endpoint) is reached through the file system, whose permissions protect it"
+        }
+        if group != nil && !endpoint.hasPrefix("ipc://") {
+            return "group applies to ipc endpoints (the socket file's group); a tcp endpoint is protected with curve"
         }
         if curve != nil && insecure { return "\(endpoint) has both curve and insecure: true; choose one" }
         guard tcp, !ConfigEndpoint.isLoopback(endpoint), curve == nil else { return nil }

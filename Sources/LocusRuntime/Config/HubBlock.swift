@@ -109,6 +109,7 @@ struct HubBlock: DeclaredConfiguration {
         var curve: [String: CurveFiles] = [:]
         for entry in (ingest?.entries ?? []) + (publish?.entries ?? []) + (catchup?.entries ?? []) + (control.map { [$0.entry] } ?? []) {
             if let files = entry.curve { curve[entry.endpoint] = files.resolved(against: directory) }
+            if let group = entry.group { hub.groups[entry.endpoint] = group }
         }
         hub.curve = curve
         hub.journal = journal ? JournalSettings(topics: journalTopics, exclude: journalExclude, maxBytes: Int64(journalMaxBytes),

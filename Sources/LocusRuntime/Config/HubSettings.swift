@@ -41,6 +41,14 @@ public struct HubSettings: Sendable, Equatable {
     public var stateDirectory: String
     /// Endpoints bound with CURVE (of any of the lists), and their key files.
     public var curve: [String: CurveFiles] = [:]
+    /// ipc endpoints whose socket file is given to a group (name or number), mode 0660.
+    public var groups: [String: String] = [:]
+
+    /// Every ipc socket file the daemon binds, with the group it is given to (nil: owner only).
+    public var ipcSockets: [(path: String, group: String?)] {
+        let all = ingest + publish + [control] + (journal == nil ? [] : catchup)
+        return all.compactMap { e in (try? Endpoint.validate(e).ipcFilePath).flatMap { $0 }.map { ($0, groups[e]) } }
+    }
 
     public static let defaultMaxMessageBytes = 262_144
     public static let defaultHighWaterMark = 100_000

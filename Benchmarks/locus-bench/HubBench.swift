@@ -7,26 +7,47 @@ import Logging
 /// through the `Hub`, to a subscriber in a separate process connected over ipc — like
 /// zbench's `thr ipc 300 N proxy`: high-water marks 0 so nothing is dropped, the subscriber
 /// times first to last message and checks that all N arrived.
+///
+/// `hub-tcp N` and `hub-curve N`: the same over loopback TCP, plain and with CURVE (the ZAP
+/// handler checking the subscriber's key against an authorized_keys directory), for the cost
+/// of encryption on hub throughput.
 enum HubBench {
-    static func run(count n: Int, validatePayloads: Bool) throws {
+    enum Transport: String { case ipc, tcp, curve }
+
+    static func run(count n: Int, validatePayloads: Bool, transport: Transport = .ipc) throws {
         var logger = Logger(label: "locus-bench")
         logger.logLevel = .warning
         let directory = "/tmp/locus-bench-\(getpid())"
-        let endpoint = "ipc://\(directory)/publish.sock"
+        try FileManager.default.createDirectory(atPath: directory + "/clients", withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
 
         let context = ZMQContext()
-        let hub = Hub(configuration: HubConfiguration(publishEndpoints: [endpoint], highWaterMark: 0,
-                                                      validatePayloads: validatePayloads),
-                      registry: .core, context: context, logger: logger)
+        var configuration = HubConfiguration(publishEndpoints: [transport == .ipc ? "ipc://\(directory)/publish.sock" : "tcp://127.0.0.1:*"],
+                                             highWaterMark: 0, validatePayloads: validatePayloads)
+        var keyArguments: [String] = []
+        var zap: ZAPHandler?
+        if transport == .curve {
+            let server = try CurveKey.keypair(), client = try CurveKey.keypair()
+            try CurveCertificate(publicKey: client.publicKey).text(generated: "bench")
+                .write(toFile: directory + "/clients/bench.key", atomically: true, encoding: .utf8)
+            let handler = ZAPHandler(context: context, logger: logger)
+            handler.authorize(domain: "bench", keys: AuthorizedKeys(directory: directory + "/clients"))
+            try handler.start()
+            zap = handler
+            configuration.curve = ["tcp://127.0.0.1:*": CurveServer(secretKey: server.secretKey, domain: "bench")]
+            keyArguments = [server.publicKey.z85, client.publicKey.z85, client.secretKey.z85]
+        }
+        defer { zap?.stop() }
+        let hub = Hub(configuration: configuration, registry: .core, context: context, logger: logger)
         try hub.start()
+        let endpoint = hub.boundEndpoints.first { !$0.hasPrefix("inproc://") }!
         let outlet = try SocketOutlet(context: context, highWaterMark: 0, logger: logger)
         guard outlet.waitUntilReady(timeout: 5) else { fatalError("the hub did not subscribe to the outlet") }
 
         let id = UUID().uuidString
         let child = Process()
         child.executableURL = URL(fileURLWithPath: "/proc/self/exe")
-        child.arguments = ["hub-sub", endpoint, String(n), id]
+        child.arguments = ["hub-sub", endpoint, String(n), id] + keyArguments
         let output = Pipe()
         child.standardOutput = output
         try child.run()
@@ -56,14 +77,17 @@ enum HubBench {
         let stats = hub.statistics
         FileHandle.standardError.write(Data("  queued \(n) in \(String(format: "%.3f", t1 - t0)) s; hub forwarded \(stats.forwarded), dropped \(stats.droppedTotal)\n".utf8))
         FileHandle.standardError.write(Data("  cpu per message: \(cpu.perMessage(n))\n".utf8))
-        let label = validatePayloads ? "hub+payload ipc" : "hub ipc"
+        let label = validatePayloads ? "hub+payload \(transport)" : "hub \(transport)"
         print("\(label) \(size)B: \(rate(received - 1, secs)) msg/s (N=\(n), lost \(n - received))")
     }
 
     /// The subscriber process: `hub-sub ENDPOINT N ID`. Prints `received=… secs=…`.
-    static func subscribe(endpoint: String, count n: Int, id: String) throws {
+    static func subscribe(endpoint: String, count n: Int, id: String, keys: [String] = []) throws {
         let context = ZMQContext()
         let socket = try ZMQSocket(context: context, type: .sub)
+        if keys.count == 3, let server = CurveKey(z85: keys[0]), let pub = CurveKey(z85: keys[1]), let sec = CurveKey(z85: keys[2]) {
+            try socket.setCurveClient(CurveClient(serverKey: server, publicKey: pub, secretKey: sec))
+        }
         try socket.setOption(.receiveHighWaterMark(0))
         try socket.setOption(.receiveTimeout(milliseconds: 100))
         try socket.setOption(.linger(milliseconds: 0))

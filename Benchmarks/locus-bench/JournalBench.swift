@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import LocusCore
 import LocusStore
 
 /// `journal N DIR`: the event journal on its own (docs/protocol.md 13.1). Appends N

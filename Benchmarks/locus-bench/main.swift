@@ -4,6 +4,8 @@ import Foundation
 let usage = """
 usage: locus-bench hub N            fix messages through the hub to an ipc subscriber process
        locus-bench hub-payload N    same, with the hub also decoding payloads
+       locus-bench hub-tcp N        same as hub, over loopback TCP
+       locus-bench hub-curve N      same as hub-tcp, with CURVE (and the ZAP handler's allow-list)
        locus-bench codec N          encode / decode / hub-validate N fix envelopes
        locus-bench validate N       only the hub's validation (for profiling)
        locus-bench nmea FILE [R]    the NMEA decoder alone over FILE, best of R (default 3) repeats
@@ -21,12 +23,13 @@ guard arguments.count >= 3 else {
 }
 do {
     switch arguments[1] {
-    case "hub", "hub-payload":
+    case "hub", "hub-payload", "hub-tcp", "hub-curve":
         guard let n = parseCount(arguments[2]), n >= 2 else { throw BenchError.usage }
-        try HubBench.run(count: n, validatePayloads: arguments[1] == "hub-payload")
+        let transport: HubBench.Transport = arguments[1] == "hub-tcp" ? .tcp : arguments[1] == "hub-curve" ? .curve : .ipc
+        try HubBench.run(count: n, validatePayloads: arguments[1] == "hub-payload", transport: transport)
     case "hub-sub":
-        guard arguments.count == 5, let n = parseCount(arguments[3]) else { throw BenchError.usage }
-        try HubBench.subscribe(endpoint: arguments[2], count: n, id: arguments[4])
+        guard arguments.count == 5 || arguments.count == 8, let n = parseCount(arguments[3]) else { throw BenchError.usage }
+        try HubBench.subscribe(endpoint: arguments[2], count: n, id: arguments[4], keys: Array(arguments.dropFirst(5)))
     case "codec":
         guard let n = parseCount(arguments[2]) else { throw BenchError.usage }
         CodecBench.run(count: n)

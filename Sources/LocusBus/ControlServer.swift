@@ -20,6 +20,7 @@ public final class ControlServer: @unchecked Sendable {
     private let logger: Logger
     private let maxRequestBytes: Int
     private let maxConcurrentRequests: Int
+    private let requestsPerSecond: Double
     private let handler: @Sendable ([UInt8]) async -> [UInt8]
     private let stopFlag = StopFlag()
     private let lock = NSLock()
@@ -27,13 +28,18 @@ public final class ControlServer: @unchecked Sendable {
     private var started = false
     private let counters = ControlCounters()
 
+    /// Default requests per second one client connection may send (bursts of twice that).
+    public static let defaultRequestsPerSecond = 20.0
+
     /// Default `maxRequestBytes`: 1 MiB, room for a region polygon of ~30,000 vertices.
     public static let defaultMaxRequestBytes = 1 << 20
 
     /// - Parameter handler: called with each request's bytes on a Swift task; returns the reply.
     public init(context: ZMQContext, endpoint: String, logger: Logger,
                 maxRequestBytes: Int = ControlServer.defaultMaxRequestBytes, maxConcurrentRequests: Int = 64,
+                requestsPerSecond: Double = ControlServer.defaultRequestsPerSecond,
                 curve: CurveServer? = nil, handler: @escaping @Sendable ([UInt8]) async -> [UInt8]) {
+        self.requestsPerSecond = requestsPerSecond
         self.curve = curve
         self.context = context
         self.endpoint = endpoint
@@ -62,6 +68,7 @@ public final class ControlServer: @unchecked Sendable {
         let startup = StartupResult()
         let loop = ControlLoop(context: context, endpoint: endpoint, curve: curve, ipcFile: parsed.ipcFilePath, logger: logger,
                                maxRequestBytes: maxRequestBytes, maxConcurrentRequests: maxConcurrentRequests,
+                               limiter: ClientRateLimiter(perSecond: requestsPerSecond),
                                handler: handler, stop: stopFlag, counters: counters)
         let thread = WorkerThread(name: "locus-control") { loop.run(startup: startup) }
         thread.start()
@@ -96,6 +103,7 @@ private final class ControlLoop: @unchecked Sendable {
     let logger: Logger
     let maxRequestBytes: Int
     let maxConcurrentRequests: Int
+    var limiter: ClientRateLimiter
     let handler: @Sendable ([UInt8]) async -> [UInt8]
     let stop: StopFlag
     let counters: ControlCounters
@@ -103,7 +111,7 @@ private final class ControlLoop: @unchecked Sendable {
     private let outbox = ReplyOutbox()
 
     init(context: ZMQContext, endpoint: String, curve: CurveServer?, ipcFile: String?, logger: Logger, maxRequestBytes: Int,
-         maxConcurrentRequests: Int, handler: @escaping @Sendable ([UInt8]) async -> [UInt8], stop: StopFlag,
+         maxConcurrentRequests: Int, limiter: ClientRateLimiter, handler: @escaping @Sendable ([UInt8]) async -> [UInt8], stop: StopFlag,
          counters: ControlCounters) {
         self.context = context
         self.endpoint = endpoint
@@ -112,6 +120,7 @@ private final class ControlLoop: @unchecked Sendable {
         self.logger = logger
         self.maxRequestBytes = maxRequestBytes
         self.maxConcurrentRequests = maxConcurrentRequests
+        self.limiter = limiter
         self.handler = handler
         self.stop = stop
         self.counters = counters
@@ -160,6 +169,10 @@ private final class ControlLoop: @unchecked Sendable {
         func refuse(_ reason: ControlStatistics.Refusal, _ message: String) throws {
             counters.count(reason)
             _ = try socket.send(route + [[], ControlReply.error(message)], dontWait: true)
+        }
+        // Per connection (a REQ socket's routing id), before anything else is looked at.
+        guard limiter.allow(route.last ?? []) else {
+            return try refuse(.rateLimited, "more than \(ControlClient.format(seconds: limiter.perSecond)) requests per second from this client (hub.control_requests_per_second); nothing was changed, slow down")
         }
         guard body.count == 1 else { return try refuse(.malformed, "a request is exactly one frame of JSON, not \(body.count)") }
         guard body[0].count <= maxRequestBytes else {

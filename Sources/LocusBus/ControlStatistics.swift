@@ -10,6 +10,8 @@ public struct ControlStatistics: Sendable, Equatable {
         case tooLarge = "too_large"
         /// `maxConcurrentRequests` already running.
         case busy
+        /// The client sent more than `requestsPerSecond` (on average, bursts of twice that).
+        case rateLimited = "rate_limited"
     }
 
     /// Requests handed to their command (answered, or still running).

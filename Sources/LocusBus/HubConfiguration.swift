@@ -24,6 +24,8 @@ public struct HubConfiguration: Sendable, Equatable {
     /// Endpoints (of either list) bound with CURVE, and how. A `ZAPHandler` must serve the
     /// context before the hub starts.
     public var curve: [String: CurveServer] = [:]
+    /// What publishers connected over ipc or tcp may not publish (nil: anything valid).
+    public var outsidePublishers: OutsidePublisherPolicy?
 
     /// The in-process endpoints are always bound in addition to the ones given here.
     public init(ingestEndpoints: [String] = [], publishEndpoints: [String] = [],

@@ -166,7 +166,7 @@ final class HubForwarder {
         }
         var valid: UInt64 = 0 // bit k: message k may be forwarded
         for k in 0..<batch.count {
-            if let rejection = batch.withMessage(k, { validator.check(topic: $0, body: $1) }) {
+            if let rejection = batch.withMessage(k, { validator.check(topic: $0, body: $1) }) ?? outsideRejection(batch, k) {
                 drop(rejection)
                 batch.discard(k)
             } else {
@@ -200,6 +200,20 @@ final class HubForwarder {
         if let last = lastJournalWarning, now - last < .seconds(60) { return }
         lastJournalWarning = now
         logger.error("could not write to the journal; messages are forwarded but not journaled (counted as journal.not_written)")
+    }
+
+    /// For a message from an ipc or tcp connection, the refusal if it uses a topic or producer
+    /// reserved for in-process plugins (`OutsidePublisherPolicy`); nil otherwise.
+    @inline(__always)
+    private func outsideRejection(_ batch: MessageBatch, _ k: Int) -> MessageRejection? {
+        guard let policy = configuration.outsidePublishers else { return nil }
+        let fd = batch.sourceFD(k)
+        guard fd >= 0 else { return nil }
+        return batch.withMessage(k) { topic, body in
+            policy.check(topic: topic, body: body) { [configuration] in
+                OutsideConnection(fd: fd, user: batch.userID(k), ingestEndpoints: configuration.ingestEndpoints)
+            }
+        }
     }
 
     private func drop(_ rejection: MessageRejection) {

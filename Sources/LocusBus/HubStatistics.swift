@@ -16,6 +16,9 @@ public enum DropReason: String, CaseIterable, Sendable, Hashable {
     /// Not a message: a subscription from an outside subscriber past `SubscriptionLimits`,
     /// refused (the subscriber does not get that topic).
     case subscriptionLimit = "subscription_limit"
+    /// From an outside publisher (an ipc or tcp connection): a topic or producer name that
+    /// belongs to Locus's in-process plugins or Locus itself, not granted by `allow_topics`.
+    case reserved = "reserved"
 
     /// The drop reason for a refusal by LocusCore's envelope codec (same names).
     public init(_ problem: EnvelopeProblem) {
@@ -40,6 +43,7 @@ public enum DropReason: String, CaseIterable, Sendable, Hashable {
         case .unknownType: return 6
         case .badPayload: return 7
         case .subscriptionLimit: return 8
+        case .reserved: return 9
         }
     }
 }

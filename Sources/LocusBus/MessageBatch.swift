@@ -87,6 +87,17 @@ final class MessageBatch {
         return n == 0 ? UnsafeRawBufferPointer(start: nil, count: 0) : UnsafeRawBufferPointer(start: zmq_msg_data(m), count: n)
     }
 
+    /// The file descriptor of the ipc or tcp connection message `k` came from; -1 for inproc.
+    @inline(__always)
+    func sourceFD(_ k: Int) -> Int32 { zmq_msg_get(frames + 2 * k, ZMQ_SRCFD) }
+
+    /// The ZAP user id (CURVE client key name) of message `k`'s connection, if it has one.
+    func userID(_ k: Int) -> String? {
+        guard let p = zmq_msg_gets(frames + 2 * k, "User-Id") else { return nil }
+        let s = String(cString: p)
+        return s.isEmpty ? nil : s
+    }
+
     /// Sends message `k` (both frames, zero-copy) on `socket`. XPUB sockets never block.
     @inline(__always)
     func send(_ k: Int, to socket: UnsafeMutableRawPointer) throws {

@@ -49,11 +49,12 @@ public final class Daemon: @unchecked Sendable {
         let context = ZMQContext()
         var hubConfig = HubConfiguration(
             ingestEndpoints: configuration.hub.ingest,
-            publishEndpoints: configuration.hub.publish,
+            publishEndpoints: configuration.hub.publish.filter { configuration.hub.restricted[$0] == nil },
             maxMessageBytes: configuration.hub.maxMessageBytes,
             highWaterMark: configuration.hub.highWaterMark,
             validatePayloads: configuration.hub.validatePayloads)
         hubConfig.subscriptionLimits = configuration.hub.subscriptionLimits
+        hubConfig.outsidePublishers = Self.outsidePublisherPolicy(configuration)
         // Private directories before anything is created in them; the sockets' groups are resolved now.
         let socketGroups = try Self.prepareDirectories(configuration.hub)
         // CURVE endpoints: keys read and the authentication handler serving before any bind.
@@ -95,6 +96,7 @@ public final class Daemon: @unchecked Sendable {
         }
         let control = ControlServer(context: context, endpoint: configuration.hub.control, logger: Logger(label: "locus.control"),
                                     maxRequestBytes: configuration.hub.controlMaxRequestBytes,
+                                    requestsPerSecond: configuration.hub.controlRequestsPerSecond,
                                     curve: security.servers[configuration.hub.control]) {
             [commands] request in await commands.handle(request)
         }
@@ -107,9 +109,15 @@ public final class Daemon: @unchecked Sendable {
             zap?.stop()
             throw error
         }
+        let restricted = configuration.hub.restricted.sorted { $0.key < $1.key }.map { endpoint, policy in
+            RestrictedPublisher(endpoint: endpoint, topics: policy.topics, precision: policy.precision, curve: security.servers[endpoint],
+                                context: context, highWaterMark: configuration.hub.highWaterMark, logger: Logger(label: "locus.hub"))
+        }
         do {
+            for r in restricted { try r.start() }
             for (path, gid) in socketGroups { try SocketGroup.apply(path: path, group: gid) }
         } catch {
+            restricted.forEach { $0.stop() }
             control.stop(); catchup?.stop(); hub.stop(); journal?.close(); zap?.stop()
             throw error
         }
@@ -122,7 +130,7 @@ public final class Daemon: @unchecked Sendable {
         let started = StartedRunners()
         let gate = DeliveryGate(window: configuration.hub.deliveryWindow, logger: Logger(label: "locus.delivery"))
         let reporter = DaemonReporter(hub: hub, control: control, status: status, runners: started, gate: gate,
-                                      journal: journal, catchup: catchup, zap: zap)
+                                      journal: journal, catchup: catchup, zap: zap, restricted: restricted)
         registerCommands(reporter: reporter)
 
         var runners: [PluginRunner] = []
@@ -139,7 +147,7 @@ public final class Daemon: @unchecked Sendable {
         registerServiceCommands(runners)
         started.set(runners)
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
-            .init(service: ClosingService { control.stop(); catchup?.stop(); statusOutlet.close(); hub.stop(); journal?.close(); zap?.stop() },
+            .init(service: ClosingService { control.stop(); catchup?.stop(); restricted.forEach { $0.stop() }; statusOutlet.close(); hub.stop(); journal?.close(); zap?.stop() },
                   successTerminationBehavior: .ignore, failureTerminationBehavior: .gracefullyShutdownGroup,
                   serviceName: "hub"),
         ]
@@ -252,6 +260,26 @@ public final class Daemon: @unchecked Sendable {
                 return .object(o)
             })
         }
+    }
+
+    /// What outside publishers may not use: Locus's own topics (`status.`, `clock.`, `region.`)
+    /// and producer names, and those of every in-process plugin; `exec` plugins are outside
+    /// publishers themselves, with topics and ids of their own.
+    static func outsidePublisherPolicy(_ configuration: LocusConfiguration) -> OutsidePublisherPolicy {
+        var topics = ["status.", "clock.", "region."]
+        var producers: Set<String> = ConfigLoader.reservedIDs
+        for plugin in configuration.plugins where plugin.type != "exec" {
+            producers.insert(plugin.id)
+            switch plugin.instance {
+            case .source(let s): topics += s.produces
+            case .service(let s): topics += s.produces
+            case .sink: break
+            }
+        }
+        var seen = Set<String>()
+        topics = topics.filter { !$0.isEmpty && seen.insert($0).inserted }
+        return OutsidePublisherPolicy(reservedTopics: topics, reservedProducers: producers,
+                                      allowedByEndpoint: configuration.hub.allowTopics, allowedByClient: configuration.hub.clientTopics)
     }
 
     /// The runtime directories (of every ipc socket) and the state directory, private

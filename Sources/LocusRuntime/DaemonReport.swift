@@ -19,6 +19,8 @@ public struct DaemonReport: Sendable {
     var catchup: CatchupStatistics?
     /// CURVE connections accepted per client key name, and refused (nil without CURVE endpoints).
     public var curve: ZAPStatistics?
+    /// Per restricted publish endpoint (`topics:`/`precision:`): relayed, missed, unreducible.
+    public var restricted: [String: RestrictedPublisherStatistics] = [:]
     /// Wall-clock milliseconds since 1970 when the report was read (for the journal's oldest age).
     public var readAtMs: Int64 = Int64(Date().timeIntervalSince1970 * 1000)
 
@@ -104,6 +106,11 @@ extension DaemonReport {
                                         "refused": n(c.refused), "truncated": n(c.truncated), "unsent": n(c.unsent)])
             }
             top["journal"] = .object(o)
+        }
+        if !restricted.isEmpty {
+            top["restricted_endpoints"] = .object(restricted.mapValues { r in
+                .object(["forwarded": n(r.forwarded), "missed": n(r.missed), "unreducible": n(r.unreducible)])
+            })
         }
         if let c = curve {
             top["curve"] = .object(["accepted": .object(c.accepted.mapValues(n)), "refused": n(c.refused)])

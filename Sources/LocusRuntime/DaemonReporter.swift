@@ -13,6 +13,7 @@ final class DaemonReporter: Sendable {
     let journal: EventJournal?
     let catchup: CatchupServer?
     let zap: ZAPHandler?
+    let restricted: [RestrictedPublisher]
     let started = ContinuousClock.now
     let exposition = MetricsExposition()
 
@@ -20,8 +21,10 @@ final class DaemonReporter: Sendable {
     func metrics() -> [UInt8] { exposition.render(report()) }
 
     init(hub: Hub, control: ControlServer, status: StatusBoard, runners: StartedRunners, gate: DeliveryGate,
-         journal: EventJournal? = nil, catchup: CatchupServer? = nil, zap: ZAPHandler? = nil) {
+         journal: EventJournal? = nil, catchup: CatchupServer? = nil, zap: ZAPHandler? = nil,
+         restricted: [RestrictedPublisher] = []) {
         self.zap = zap
+        self.restricted = restricted
         self.journal = journal
         self.catchup = catchup
         self.hub = hub
@@ -44,6 +47,7 @@ final class DaemonReporter: Sendable {
         return DaemonReport(hub: hub.statistics, control: control.statistics, plugins: plugins,
                             deliveryWaits: gate.waitCount,
                             uptime: Double(up.components.seconds) + Double(up.components.attoseconds) / 1e18,
-                            journal: journal?.statistics, catchup: catchup?.statistics, curve: zap?.statistics)
+                            journal: journal?.statistics, catchup: catchup?.statistics, curve: zap?.statistics,
+                            restricted: Dictionary(uniqueKeysWithValues: restricted.map { ($0.endpoint, $0.statistics) }))
     }
 }

@@ -53,7 +53,7 @@ struct ConfigLoaderTests {
         let c = try load("""
             hub:
               ingest: "ipc://${LOCUS_RUNTIME_DIR}/in.sock"
-              publish: [ "tcp://*:5556", "ipc:///run/p.sock" ]
+              publish: [ {endpoint: "tcp://*:5556", insecure: true}, "ipc:///run/p.sock" ]
               control: "tcp://127.0.0.1:5557"
               max_message_bytes: 1_048_576
               high_water_mark: 0
@@ -93,7 +93,7 @@ struct ConfigLoaderTests {
             "4:18: invalid value for 'tick_interval' in hub: tick_interval must be between 0.01 and 3600 seconds, found nan",
             "5:12: invalid value for 'publish' in hub: publish needs at least one endpoint, such as ipc:///run/locus/publish.sock or tcp://127.0.0.1:5556",
             "6:20: expected a list for 'external_topics' in hub, found 'obs.' (external_topics: list of strings)",
-            "7:12: expected a single value for 'control' in hub, found a list (control: endpoint)",
+            "7:12: expected a string for 'control' in hub, found a list (control: endpoint)",
         ])
     }
 
@@ -144,7 +144,7 @@ struct ConfigLoaderTests {
     @Test func setupIsFilledIn() throws {
         let c = try load("""
             hub:
-              publish: [ "inproc://x", "tcp://*:6000" ]
+              publish: [ "inproc://x", {endpoint: "tcp://*:6000", insecure: true} ]
               external_topics: [ "obs." ]
             log:
               level: notice

@@ -16,7 +16,8 @@ struct RunningDaemon {
     /// `hub` adds lines to the `hub:` section (indented by two spaces).
     static func start(_ plugins: String, hub: String = "", serviceCommandTimeout: Double = 5) async throws -> RunningDaemon {
         let directory = "/tmp/lrt-\(UUID().uuidString.prefix(8).lowercased())"
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        // Private: the daemon refuses a runtime directory others can reach.
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         let yaml = """
             hub:
               ingest: ["ipc://\(directory)/ingest.sock"]

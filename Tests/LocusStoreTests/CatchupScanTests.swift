@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import LocusCore
 @testable import LocusStore
 
 /// What a catch-up page serves (docs/protocol.md 13.2), against a real journal.

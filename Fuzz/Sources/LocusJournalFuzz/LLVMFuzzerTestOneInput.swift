@@ -1,3 +1,4 @@
+import LocusCore
 import LocusStore
 
 /// libFuzzer's per-input callback: the input as the bytes of a journal segment after its

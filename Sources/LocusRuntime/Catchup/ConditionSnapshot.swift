@@ -1,4 +1,5 @@
 import Foundation
+import LocusCore
 import LocusStore
 
 /// The current state of every region and beacon condition, for `catchup.snapshot`

@@ -38,12 +38,23 @@ struct EndpointEntry: Equatable {
     var insecure = false
     /// ipc only: the group whose members may connect (socket file 0660 of that group).
     var group: String?
+    /// Ingest only: reserved topic prefixes its publishers may use anyway (`allow_topics: [..]`),
+    /// and per CURVE client key name (`allow_topics: {NAME: [..]}`).
+    var allowTopics: [String] = []
+    var clientTopics: [String: [String]] = [:]
+    /// Publish only: the only topic prefixes ever sent here (empty: all), and the grid positions
+    /// are reduced to (`PrecisionReduction`).
+    var topics: [String] = []
+    var precision: PrecisionReduction?
 
-    static let keys = ["endpoint", "curve", "insecure", "group"]
+    /// Which socket the entry is for.
+    enum Role { case ingest, publish, catchup, control }
+
+    static let keys = ["endpoint", "curve", "insecure", "group", "allow_topics", "topics", "precision"]
     static let curveKeys = ["secret_key_file", "authorized_keys"]
 
     /// Reads one entry; `key` is its path for messages (`publish.1`).
-    static func read(_ raw: RawEntry, key: String, control: Bool) throws -> EndpointEntry {
+    static func read(_ raw: RawEntry, key: String, role: Role) throws -> EndpointEntry {
         let entry: EndpointEntry
         switch raw {
         case .text(let endpoint):
@@ -66,9 +77,42 @@ struct EndpointEntry: Equatable {
             case .text(let g)? where !g.isEmpty: e.group = g
             default: throw ConfigValueError(key: key + ".group", "group must be a group name or number")
             }
+            switch fields["topics"] {
+            case nil: break
+            case .list(let prefixes)?: e.topics = try topicPrefixes(prefixes, key: key + ".topics")
+            default: throw ConfigValueError(key: key + ".topics", "topics is a list of topic prefixes, such as [region., location.update.]")
+            }
+            switch fields["precision"] {
+            case nil: break
+            case .text(let t)?:
+                guard let metres = Double(t), let p = PrecisionReduction(metres: metres) else {
+                    throw ConfigValueError(key: key + ".precision", "precision is a grid size in metres from 1 to 1000000, such as 1000, not '\(t)'")
+                }
+                e.precision = p
+            default: throw ConfigValueError(key: key + ".precision", "precision is a grid size in metres, such as 1000")
+            }
+            switch fields["allow_topics"] {
+            case nil: break
+            case .list(let prefixes)?:
+                e.allowTopics = try topicPrefixes(prefixes, key: key + ".allow_topics")
+            case .mapping(let byClient)?:
+                for (client, value) in byClient {
+                    guard case .list(let prefixes) = value else {
+                        throw ConfigValueError(key: key + ".allow_topics.\(client)", "expected a list of topic prefixes for client key '\(client)'")
+                    }
+                    e.clientTopics[client] = try topicPrefixes(prefixes, key: key + ".allow_topics.\(client)")
+                }
+            default:
+                throw ConfigValueError(key: key + ".allow_topics", "allow_topics is a list of topic prefixes, or a mapping from CURVE client key names to such lists")
+            }
             switch fields["curve"] {
             case nil: break
-            case .curve(let c)?:
+            case .mapping(let fields)?:
+                var c: [String: String] = [:]
+                for (name, value) in fields {
+                    guard case .text(let v) = value else { throw ConfigValueError(key: key + ".curve.\(name)", "\(name) must be a path") }
+                    c[name] = v
+                }
                 for name in c.keys where !curveKeys.contains(name) {
                     throw ConfigValueError(key: key + ".curve", "unknown key '\(name)' in curve; expected \(curveKeys.joined(separator: ", "))")
                 }
@@ -80,22 +124,29 @@ struct EndpointEntry: Equatable {
                 throw ConfigValueError(key: key + ".curve", "curve must be a mapping {secret_key_file: FILE, authorized_keys: DIR}")
             }
             entry = e
-        case .flag, .curve:
+        case .flag, .list:
             throw ConfigValueError(key: key, "expected an endpoint string or a mapping {endpoint, curve, insecure}")
         }
         if let problem = ConfigEndpoint.problem(entry.endpoint) { throw ConfigValueError(key: key, problem) }
-        if let problem = entry.securityProblem(control: control) { throw ConfigValueError(key: key, problem) }
+        if let problem = entry.securityProblem(role: role) { throw ConfigValueError(key: key, problem) }
         return entry
     }
 
     /// Why this entry may not be bound as written, if it may not.
-    func securityProblem(control: Bool) -> String? {
+    func securityProblem(role: Role) -> String? {
+        let control = role == .control
         let tcp = endpoint.hasPrefix("tcp://")
         if curve != nil && !tcp {
             return "curve applies to tcp endpoints; \(endpoint) is reached through the file system, whose permissions protect it"
         }
         if group != nil && !endpoint.hasPrefix("ipc://") {
             return "group applies to ipc endpoints (the socket file's group); a tcp endpoint is protected with curve"
+        }
+        if (!topics.isEmpty || precision != nil) && role != .publish {
+            return "topics and precision apply to publish endpoints (the catch-up socket serves the whole journal: keep it where the full data may go)"
+        }
+        if !(allowTopics.isEmpty && clientTopics.isEmpty) && role != .ingest {
+            return "allow_topics applies to ingest endpoints"
         }
         if curve != nil && insecure { return "\(endpoint) has both curve and insecure: true; choose one" }
         guard tcp, !ConfigEndpoint.isLoopback(endpoint), curve == nil else { return nil }
@@ -106,20 +157,25 @@ struct EndpointEntry: Equatable {
         return "\(endpoint) is reachable beyond this machine without encryption or authentication: location data would be readable (and forgeable) by anyone on the network. Add curve: {secret_key_file, authorized_keys} (see docs/security.md), or insecure: true if the network itself is trusted"
     }
 
+    private static func topicPrefixes(_ list: [String], key: String) throws -> [String] {
+        for p in list where !Topic.isValidPrefix(p) || p.isEmpty {
+            throw ConfigValueError(key: key, "'\(p)' is not a topic prefix (lower-case segments joined by dots, such as region. or region.enter.)")
+        }
+        return list
+    }
+
     /// An endpoint entry as YAML gave it, before checks.
-    enum RawEntry: Decodable, Equatable {
+    indirect enum RawEntry: Decodable, Equatable {
         case text(String)
         case flag(Bool)
-        case curve([String: String])
+        case list([String])
         case mapping([String: RawEntry])
 
         init(from decoder: Decoder) throws {
             let single = try? decoder.singleValueContainer()
             if let b = try? single?.decode(Bool.self) { self = .flag(b); return }
             if let s = try? single?.decode(String.self) { self = .text(s); return }
-            if let m = try? single?.decode([String: String].self), m.keys.contains("secret_key_file") || m.keys.contains("authorized_keys") {
-                self = .curve(m); return
-            }
+            if let l = try? single?.decode([String].self) { self = .list(l); return }
             if let m = try? single?.decode([String: RawEntry].self) { self = .mapping(m); return }
             throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "expected an endpoint string or a mapping {endpoint, curve, insecure}"))
         }

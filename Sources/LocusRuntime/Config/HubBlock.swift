@@ -78,6 +78,10 @@ struct HubBlock: DeclaredConfiguration {
              check: .bytes(HubSettings.controlMaxRequestBytesRange))
     var controlMaxRequestBytes: Int = ControlServer.defaultMaxRequestBytes
 
+    @Setting("control_requests_per_second", "Control requests one client connection may send per second on average (bursts of twice that); more get a rate_limited error reply. 0 = no limit.",
+             check: .within(0...1_000_000))
+    var controlRequestsPerSecond: Double = ControlServer.defaultRequestsPerSecond
+
     @Setting("max_subscriptions_per_client", "Distinct topic prefixes one outside subscriber connection may hold; more are refused (subscription_limit).",
              check: .within(1...10_000_000))
     var maxSubscriptionsPerClient: Int = SubscriptionLimits.defaultPerClient
@@ -110,6 +114,11 @@ struct HubBlock: DeclaredConfiguration {
         for entry in (ingest?.entries ?? []) + (publish?.entries ?? []) + (catchup?.entries ?? []) + (control.map { [$0.entry] } ?? []) {
             if let files = entry.curve { curve[entry.endpoint] = files.resolved(against: directory) }
             if let group = entry.group { hub.groups[entry.endpoint] = group }
+            if !entry.allowTopics.isEmpty { hub.allowTopics[entry.endpoint] = entry.allowTopics }
+            hub.clientTopics.merge(entry.clientTopics) { a, b in a + b }
+            if !entry.topics.isEmpty || entry.precision != nil {
+                hub.restricted[entry.endpoint] = RestrictedEndpoint(topics: entry.topics, precision: entry.precision)
+            }
         }
         hub.curve = curve
         hub.journal = journal ? JournalSettings(topics: journalTopics, exclude: journalExclude, maxBytes: Int64(journalMaxBytes),
@@ -124,6 +133,7 @@ struct HubBlock: DeclaredConfiguration {
         hub.validatePayloads = validatePayloads
         if let stateDirectory { hub.stateDirectory = stateDirectory.hasPrefix("/") ? stateDirectory : directory + "/" + stateDirectory }
         hub.controlMaxRequestBytes = controlMaxRequestBytes
+        hub.controlRequestsPerSecond = controlRequestsPerSecond
         hub.subscriptionLimits = SubscriptionLimits(perClient: maxSubscriptionsPerClient, total: maxSubscriptions,
                                                     perClientBytes: maxSubscriptionBytesPerClient, totalBytes: maxSubscriptionBytes)
         return hub
@@ -150,7 +160,8 @@ struct EndpointList: SettingValue, Equatable {
         }
         var entries: [EndpointEntry] = []
         for (i, raw) in list.enumerated() {
-            entries.append(try EndpointEntry.read(raw, key: isList ? "\(name).\(i)" : name, control: false))
+            let role: EndpointEntry.Role = name == "ingest" ? .ingest : name == "catchup" ? .catchup : .publish
+            entries.append(try EndpointEntry.read(raw, key: isList ? "\(name).\(i)" : name, role: role))
         }
         return EndpointList(entries: entries)
     }
@@ -182,6 +193,10 @@ struct ControlEndpoint: SettingValue, Equatable {
 
     static func readSetting(from container: KeyedDecodingContainer<SettingKey>, forKey key: SettingKey) throws -> ControlEndpoint {
         let raw = try container.decode(EndpointEntry.RawEntry.self, forKey: key)
-        return ControlEndpoint(entry: try EndpointEntry.read(raw, key: key.stringValue, control: true))
+        if case .list = raw {
+            // The loader's own wording for a list where one value belongs.
+            throw DecodingError.typeMismatch(String.self, .init(codingPath: container.codingPath + [key], debugDescription: "expected a single value"))
+        }
+        return ControlEndpoint(entry: try EndpointEntry.read(raw, key: key.stringValue, role: .control))
     }
 }

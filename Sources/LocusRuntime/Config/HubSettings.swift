@@ -20,6 +20,8 @@ public struct HubSettings: Sendable, Equatable {
     public var subscriptionLimits = SubscriptionLimits()
     /// Largest control request answered (`locus ctl`); larger ones get an error reply.
     public var controlMaxRequestBytes = ControlServer.defaultMaxRequestBytes
+    /// Control requests per second one client connection may send (0: no limit).
+    public var controlRequestsPerSecond = ControlServer.defaultRequestsPerSecond
     /// ZeroMQ high-water mark for the hub's sockets; 0 = unlimited.
     public var highWaterMark: Int
     /// Messages each in-process subscription (a service's or sink's) holds for its plugin;
@@ -43,6 +45,13 @@ public struct HubSettings: Sendable, Equatable {
     public var curve: [String: CurveFiles] = [:]
     /// ipc endpoints whose socket file is given to a group (name or number), mode 0660.
     public var groups: [String: String] = [:]
+    /// Reserved topic prefixes granted to an ingest endpoint's publishers (`allow_topics`).
+    public var allowTopics: [String: [String]] = [:]
+    /// Reserved topic prefixes granted to CURVE clients by key name (`allow_topics: {NAME: […]}`).
+    public var clientTopics: [String: [String]] = [:]
+    /// Publish endpoints with a topic or precision policy (served by a `RestrictedPublisher`,
+    /// not by the hub's own publish socket).
+    public var restricted: [String: RestrictedEndpoint] = [:]
 
     /// Every ipc socket file the daemon binds, with the group it is given to (nil: owner only).
     public var ipcSockets: [(path: String, group: String?)] {
@@ -99,9 +108,15 @@ public struct HubSettings: Sendable, Equatable {
             let chosen = list.first { $0.hasPrefix("ipc://") || $0.hasPrefix("tcp://") } ?? list.first ?? ""
             return ConfigEndpoint.connectable(chosen)
         }
-        return HubEndpoints(ingest: pick(ingest), publish: pick(publish), control: ConfigEndpoint.connectable(control),
+        return HubEndpoints(ingest: pick(ingest), publish: pick(publish.filter { restricted[$0] == nil }), control: ConfigEndpoint.connectable(control),
                             catchup: journal == nil ? "" : pick(catchup))
     }
+}
+
+/// A publish endpoint's policy: only `topics` (empty: all) and positions reduced to `precision`.
+public struct RestrictedEndpoint: Sendable, Equatable {
+    public var topics: [String]
+    public var precision: PrecisionReduction?
 }
 
 /// Where the hub's sockets live by default, shared by the daemon and the CLI (`locus sub`).

@@ -60,6 +60,12 @@ public final class MetricsExposition: @unchecked Sendable {
                 counter("locus_catchup_unsent_total", "Catch-up replies not sent because the client's queue was full.", [], c.unsent)
             }
         }
+        for (endpoint, s) in r.restricted.sorted(by: { $0.key < $1.key }) {
+            let e = [("endpoint", endpoint)]
+            counter("locus_restricted_forwarded_total", "Messages sent on a publish endpoint with topics/precision.", e, s.forwarded)
+            counter("locus_restricted_missed_total", "Messages a restricted publish endpoint's relay fell too far behind to send.", e, s.missed)
+            counter("locus_restricted_unreducible_total", "Messages not sent on a precision endpoint because their payload could not be reduced.", e, s.unreducible)
+        }
         if let c = r.curve {
             for (client, count) in c.accepted.sorted(by: { $0.key < $1.key }) {
                 counter("locus_curve_connections_total", "CURVE connections accepted, by client key name (authorized_keys).",

@@ -2,7 +2,9 @@
 import PackageDescription
 
 /// libFuzzer targets for Locus's readers of outside bytes: the NMEA 0183 decoder and the
-/// recording readers (GPX, gpsd JSON, Locus recordings), the journal's record reader and the catch-up socket's request parser. A package of its own because the
+/// recording readers (GPX, gpsd JSON, Locus recordings), the journal's record reader, the catch-up socket's request parser,
+/// control requests (with the region service's commands), envelopes and payloads at the hub (and their precision
+/// reduction), and CURVE certificate files. A package of its own because the
 /// executables only link with `-sanitize=fuzzer` (which brings libFuzzer's runtime), so the root
 /// package's plain `swift build` must not see them. Build and run with `Fuzz/run-fuzz.sh`; see
 /// README.md.
@@ -18,6 +20,9 @@ let package = Package(
         .executable(name: "locus-nmea-fuzz", targets: ["LocusNMEAFuzz"]),
         .executable(name: "locus-journal-fuzz", targets: ["LocusJournalFuzz"]),
         .executable(name: "locus-catchup-fuzz", targets: ["LocusCatchupFuzz"]),
+        .executable(name: "locus-control-fuzz", targets: ["LocusControlFuzz"]),
+        .executable(name: "locus-envelope-fuzz", targets: ["LocusEnvelopeFuzz"]),
+        .executable(name: "locus-certificate-fuzz", targets: ["LocusCertificateFuzz"]),
     ] + readers.map { .executable(name: $0.product, targets: [$0.target]) },
     dependencies: [
         .package(name: "Locus", path: ".."),
@@ -39,6 +44,19 @@ let package = Package(
         .executableTarget(
             name: "LocusCatchupFuzz",
             dependencies: ["CLibFuzzer", .product(name: "LocusStore", package: "Locus")]
+        ),
+        .executableTarget(
+            name: "LocusControlFuzz",
+            // LocusDaemon brings every built-in plugin, the region service among them.
+            dependencies: ["CLibFuzzer", .product(name: "LocusDaemon", package: "Locus"), .product(name: "LocusBus", package: "Locus")]
+        ),
+        .executableTarget(
+            name: "LocusEnvelopeFuzz",
+            dependencies: ["CLibFuzzer", .product(name: "LocusBus", package: "Locus"), .product(name: "LocusCore", package: "Locus")]
+        ),
+        .executableTarget(
+            name: "LocusCertificateFuzz",
+            dependencies: ["CLibFuzzer", .product(name: "LocusBus", package: "Locus")]
         ),
         .target(
             name: "LocusReaderFuzzSupport",

@@ -6,7 +6,7 @@
 #
 #   Fuzz/run-fuzz.sh [TARGET] [SECONDS]
 #
-# TARGET: nmea (the default), gpx, gpsd, recording, journal, catchup, or all (each for SECONDS). A lone number is
+# TARGET: nmea (the default), gpx, gpsd, recording, journal, catchup, control, envelope, certificate, or all (each for SECONDS). A lone number is
 # SECONDS for nmea, as before.
 # Environment: FUZZ_CONFIG=release|debug (default release: ~4x the executions of debug),
 # FUZZ_SCRATCH=DIR (build directory, default <repo>/.build-fuzz), FUZZ_KEEP=1 (keep the grown
@@ -14,10 +14,10 @@
 set -euo pipefail
 
 target=nmea
-case "${1:-}" in nmea|gpx|gpsd|recording|journal|catchup|all) target="$1"; shift ;; esac
+case "${1:-}" in nmea|gpx|gpsd|recording|journal|catchup|control|envelope|certificate|all) target="$1"; shift ;; esac
 seconds="${1:-60}"
 # (0 would mean "no limit" to libFuzzer.)
-case "$seconds" in ''|*[!0-9]*|0) echo "usage: $0 [nmea|gpx|gpsd|recording|journal|catchup|all] [SECONDS], SECONDS >= 1" >&2; exit 2 ;; esac
+case "$seconds" in ''|*[!0-9]*|0) echo "usage: $0 [nmea|gpx|gpsd|recording|journal|catchup|control|envelope|certificate|all] [SECONDS], SECONDS >= 1" >&2; exit 2 ;; esac
 
 fuzz_dir="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(dirname "$fuzz_dir")"
@@ -54,6 +54,9 @@ fuzz() {
         recording) corpus="$fuzz_dir/corpus-recording"; dict="$fuzz_dir/json.dict"; max_len=8192 ;;
         journal) corpus="$fuzz_dir/corpus-journal"; dict="$fuzz_dir/json.dict"; max_len=8192 ;;
         catchup) corpus="$fuzz_dir/corpus-catchup"; dict="$fuzz_dir/json.dict"; max_len=8192 ;;
+        control) corpus="$fuzz_dir/corpus-control"; dict="$fuzz_dir/json.dict"; max_len=8192 ;;
+        envelope) corpus="$fuzz_dir/corpus-envelope"; dict="$fuzz_dir/json.dict"; max_len=8192 ;;
+        certificate) corpus="$fuzz_dir/corpus-certificate"; dict="$fuzz_dir/certificate.dict"; max_len=4096 ;;
     esac
     local binary="$bin_dir/locus-$name-fuzz"
     local work
@@ -87,7 +90,7 @@ fuzz() {
 }
 
 if [ "$target" = all ]; then
-    for t in nmea gpx gpsd recording journal catchup; do fuzz "$t"; done
+    for t in nmea gpx gpsd recording journal catchup control envelope certificate; do fuzz "$t"; done
 else
     fuzz "$target"
 fi

@@ -25,7 +25,8 @@ public struct ControlClient: Sendable {
         // Discard the request at close if it never went out: the CLI must not hang on exit.
         try socket.setOption(.linger(milliseconds: 0))
         try socket.setOption(.sendTimeout(milliseconds: Int(timeout * 1000)))
-        if let curve { try socket.setCurveClient(curve) }
+        // CURVE is for tcp endpoints; an ipc one is protected by file permissions.
+        if let curve, endpoint.hasPrefix("tcp://") { try socket.setCurveClient(curve) }
         try socket.connect(endpoint)
         guard try socket.send([json]) else { throw ControlClientError(kind: .noReply, endpoint: endpoint, timeout: timeout) }
         let deadline = DispatchTime.now() + timeout

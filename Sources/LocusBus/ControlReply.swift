@@ -14,7 +14,7 @@ public enum ControlReply {
     }
 
     /// True if `bytes` are UTF-8 text holding exactly one JSON value.
-    static func isJSONText(_ bytes: [UInt8]) -> Bool {
+    public static func isJSONText(_ bytes: [UInt8]) -> Bool {
         guard Array(String(decoding: bytes, as: UTF8.self).utf8) == bytes else { return false }
         return (try? JSONReader.read(bytes) { try $0.skipValue() }) != nil
     }

@@ -30,6 +30,9 @@ public struct MessageValidator {
 
     /// Checks an envelope body alone. Returns nil if it is acceptable.
     public func checkEnvelope(_ buffer: UnsafeBufferPointer<UInt8>) -> MessageRejection? {
+        if let bad = UTF8Check.firstInvalid(buffer) {
+            return MessageRejection(reason: .notJSON, detail: "invalid JSON at byte \(bad): not UTF-8")
+        }
         if let envelope = canonicalEnvelope(buffer) {
             guard decodePayloads else { return nil }
             return checkPayload(UnsafeBufferPointer(rebasing: buffer[envelope.payload]), typeIndex: envelope.typeIndex)
@@ -39,6 +42,10 @@ public struct MessageValidator {
 
     /// The general path: any key order, white space, escapes; finds the exact reason for a refusal.
     func checkAnyEnvelope(_ buffer: UnsafeBufferPointer<UInt8>) -> MessageRejection? {
+        // Also here, so the general path alone (tests compare the two) refuses what checkEnvelope does.
+        if let bad = UTF8Check.firstInvalid(buffer) {
+            return MessageRejection(reason: .notJSON, detail: "invalid JSON at byte \(bad): not UTF-8")
+        }
         var s = JSONScanner(buffer)
         var seen: UInt8 = 0 // one bit per header field, in `headerFields` order
         var typeToken = (start: 0, end: 0)

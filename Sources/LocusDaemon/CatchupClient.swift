@@ -101,7 +101,7 @@ struct CatchupClient {
         let dealer = try ZMQSocket(context: context, type: .dealer)
         defer { dealer.close() }
         try dealer.setOption(.linger(milliseconds: 0))
-        if let curve { try dealer.setCurveClient(curve) }
+        if let curve, endpoint.hasPrefix("tcp://") { try dealer.setCurveClient(curve) }
         try dealer.connect(endpoint)
         var request: [String: Any] = ["type": "catchup.request", "version": 1, "token": token, "limit": 1000]
         if !prefixes.isEmpty, !prefixes.contains("") { request["topics"] = prefixes }

@@ -4,9 +4,10 @@ import LocusBus
 
 /// `--server-key` and `--key`, shared by the commands that connect to a CURVE endpoint
 /// (`locus sub`, `locus record`, `locus ctl`). Both can also come from the environment
-/// (`LOCUS_SERVER_KEY`, `LOCUS_CLIENT_KEY`), which is how `exec` plugins get them.
+/// (`LOCUS_SERVER_KEY`, `LOCUS_CLIENT_KEY`), which is how `exec` plugins get them. They apply
+/// to tcp endpoints only: ipc sockets are protected by file permissions.
 struct CurveClientOptions: ParsableArguments {
-    @Option(name: .long, help: ArgumentHelp("The server's public key: its NAME.key certificate file, or the 40-character Z85 key. Makes the connection CURVE-encrypted (env LOCUS_SERVER_KEY).", valueName: "file|key"))
+    @Option(name: .long, help: ArgumentHelp("The server's public key: its NAME.key certificate file, or the 40-character Z85 key. Makes a tcp connection CURVE-encrypted (env LOCUS_SERVER_KEY; ignored for ipc).", valueName: "file|key"))
     var serverKey: String?
 
     @Option(name: .long, help: ArgumentHelp("This client's secret certificate (NAME.key_secret from locus keygen); its NAME.key must be in the server's authorized_keys (env LOCUS_CLIENT_KEY).", valueName: "file"))

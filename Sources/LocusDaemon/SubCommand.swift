@@ -29,7 +29,9 @@ struct SubscriberLoop {
         let socket = try ZMQSocket(context: context, type: .sub)
         defer { socket.close() }
         try socket.setReceiveHighWaterMark(0)
-        if let curve { try socket.setCurveClient(curve) }
+        // CURVE is for tcp; ipc sockets are protected by file permissions (and an exec
+        // plugin's inherited LOCUS_SERVER_KEY must not silence its ipc connection).
+        if let curve, endpoint.hasPrefix("tcp://") { try socket.setCurveClient(curve) }
         // Connect first: subscriptions made before connecting are sent in prefix-tree order,
         // which would put the token (it starts with NUL) before the prefixes.
         try socket.connect(endpoint)

@@ -262,18 +262,19 @@ public final class Daemon: @unchecked Sendable {
         }
     }
 
-    /// What outside publishers may not use: Locus's own topics (`status.`, `clock.`, `region.`)
-    /// and producer names, and those of every in-process plugin; `exec` plugins are outside
-    /// publishers themselves, with topics and ids of their own.
+    /// What outside publishers may not use: Locus's own topics (`status.`, `clock.`, `region.`),
+    /// every in-process service's topics, and the producer names of Locus and of every
+    /// in-process plugin. Sources' topics are not reserved (a replay's default is all of `obs.`,
+    /// and outside programs publishing `obs.fix.phone` next to it are a normal setup); their
+    /// ids are. `exec` plugins are outside publishers themselves, with topics and ids of their own.
     static func outsidePublisherPolicy(_ configuration: LocusConfiguration) -> OutsidePublisherPolicy {
         var topics = ["status.", "clock.", "region."]
         var producers: Set<String> = ConfigLoader.reservedIDs
         for plugin in configuration.plugins where plugin.type != "exec" {
             producers.insert(plugin.id)
             switch plugin.instance {
-            case .source(let s): topics += s.produces
             case .service(let s): topics += s.produces
-            case .sink: break
+            case .source, .sink: break
             }
         }
         var seen = Set<String>()

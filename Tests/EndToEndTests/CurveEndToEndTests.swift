@@ -66,11 +66,22 @@ import Testing
         let plainCtl = try await runToEnd(E2E.binary, ["ctl", "status", "--timeout", "1.5", "-e", "tcp://127.0.0.1:\(control)"], directory: dir)
         #expect(plainCtl.status != 0)
         #expect(plainCtl.stderr.contains("--server-key"), "\(plainCtl.stderr)")
-        // Eve retried for seconds from two clients; her key is logged once.
+        // Eve connected from two clients (pyzmq and locus sub); her key is logged once.
         let eve = try String(contentsOfFile: keys + "/eve.key", encoding: .utf8)
         let evePublic = try #require(eve.split(separator: "\"").dropFirst().first)
         let lines = locus.stderr.split(separator: "\n").filter { $0.contains("not in authorized_keys") && $0.contains(evePublic) }
         #expect(lines.count == 1, "\(locus.stderr)")
+    }
+
+    /// The C example's CURVE path (-k/-K), against a CURVE endpoint of `locus run`.
+    @Test func theCSubscriberSpeaksCurve() async throws {
+        let dir = E2E.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let make = try await runToEnd("/usr/bin/make", ["-C", E2E.repoRoot + "/examples/c", "OUT=\(dir)/csub"], directory: dir)
+        #expect(make.status == 0, "\(make.stdout)\(make.stderr)")
+        let check = try await runToEnd(E2E.python, [E2E.repoRoot + "/examples/c/curve_check.py", dir + "/csub", "--locus", E2E.binary],
+                                       directory: dir, timeout: 60)
+        #expect(check.status == 0, "\(check.stdout)\(check.stderr)")
     }
 
     @Test func networkEndpointsWithoutCurveAreConfigErrors() async throws {

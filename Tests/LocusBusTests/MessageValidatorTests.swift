@@ -78,6 +78,20 @@ struct MessageValidatorTests {
         #expect(verdict(body) == reason)
     }
 
+    /// Found by the envelope fuzz target: bytes that are not UTF-8 inside a string were
+    /// forwarded (JSON is UTF-8; Python's json.loads and the hub's own JSONReader refuse them).
+    @Test func refusesBytesThatAreNotUTF8() {
+        let good = Array(#"{"type":"obs.fix","version":1,"producer":"g\#u{00E9}s0","seq":3,"time":"2024-05-17T08:00:00.100Z","payload":{"source":"x","mode":"3d","lat":1,"lon":2,"note":"caf\#u{00E9} \#u{1F600}"}}"#.utf8)
+        #expect(verdict(good) == nil)
+        // The same with é's first byte followed by an ASCII letter, a lone continuation byte,
+        // an overlong '/', a surrogate encoded in UTF-8, and a sequence cut by the end of a string.
+        for bad: [UInt8] in [[0xCE, 0x73], [0x80], [0xC0, 0xAF], [0xED, 0xA0, 0x80], [0xF0, 0x9F, 0x98]] {
+            let body = Array(#"{"type":"obs.fix","version":1,"producer":"g"#.utf8) + bad
+                + Array(#"s0","seq":3,"time":"2024-05-17T08:00:00.100Z","payload":{"source":"x","mode":"3d","lat":1,"lon":2}}"#.utf8)
+            #expect(verdict(body) == .notJSON, "\(bad)")
+        }
+    }
+
     @Test func refusesBadTopicsAndOversizedBodies() {
         #expect(verdict(Samples.fixBody(1), topic: "Obs.Fix") == .badTopic)
         #expect(verdict(Samples.fixBody(1), topic: "obs..fix") == .badTopic)

@@ -1,19 +1,24 @@
 /*
  * A Locus bus subscriber in C, using only libzmq.
  *
- *   subscriber [-e ENDPOINT] [-n COUNT] [-t TIMEOUT_MS] [PREFIX...]
+ *   subscriber [-e ENDPOINT] [-k SERVER_KEY -K CLIENT_KEY_SECRET] [-n COUNT] [-t TIMEOUT_MS] [PREFIX...]
  *
  * Prints one line per message, "topic<TAB>body". Each message must have exactly two frames:
  * the topic and the JSON envelope. Sequence gaps per producer are reported on stderr.
  *
  * Exit status: 0 after COUNT messages, after TIMEOUT_MS without a message, or on Ctrl-C;
  * 1 on a ZeroMQ error, or if any message was malformed (reported, skipped, and not counted);
- * 2 on bad usage.
+ * 2 on bad usage or a CURVE key that cannot be used.
  *
  * The default endpoint is $LOCUS_PUBLISH_ENDPOINT (set when Locus's exec plugin runs the
  * program), else the hub's ipc socket: ipc://$LOCUS_RUNTIME_DIR/publish.sock, else
  * ipc://$XDG_RUNTIME_DIR/locus/publish.sock, else ipc:///tmp/locus-<uid>/publish.sock.
  * See docs/protocol.md for the message format.
+ *
+ * CURVE (a tcp endpoint with `curve:` in the hub's config): -k is the server's public key, a
+ * 40-character Z85 key or its NAME.key certificate; -K this client's NAME.key_secret from
+ * `locus keygen`. They default to $LOCUS_SERVER_KEY and $LOCUS_CLIENT_KEY and are used for tcp
+ * endpoints only: Locus's ipc sockets never speak CURVE.
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -29,6 +34,8 @@
 
 #define MAX_PRODUCERS 256
 #define MAX_ID 64 /* plugin ids are at most 64 bytes */
+#define KEY_LEN 40 /* a CURVE key in Z85 */
+#define MAX_CERTIFICATE 65536 /* real certificates are about 400 bytes */
 
 static volatile sig_atomic_t interrupted = 0;
 
@@ -170,6 +177,128 @@ static void default_endpoint(char *buf, size_t size)
         snprintf(buf, size, "ipc:///tmp/locus-%lu/publish.sock", (unsigned long)getuid());
 }
 
+/* The value of an environment variable, or NULL when it is unset or empty. */
+static const char *env_value(const char *name)
+{
+    const char *v = getenv(name);
+    return v != NULL && v[0] != '\0' ? v : NULL;
+}
+
+struct curve_keys {
+    char server[KEY_LEN + 1];
+    char public_key[KEY_LEN + 1];
+    char secret_key[KEY_LEN + 1]; /* empty when the certificate has none */
+};
+
+/* True if `s` is a CURVE key: 40 characters that decode as Z85. */
+static int is_z85_key(const char *s)
+{
+    uint8_t raw[32];
+    return strlen(s) == KEY_LEN && zmq_z85_decode(raw, s) != NULL;
+}
+
+static int is_blank_or_quote(char c)
+{
+    return c == ' ' || c == '\t' || c == '"' || c == '\'';
+}
+
+/*
+ * Copies the value of a `name = "value"` line into `out` (KEY_LEN + 1 bytes): what follows
+ * the first '=', without surrounding blanks and quotes, as pyzmq strips it. Returns 0, or -1
+ * if that is not a Z85 key.
+ */
+static int key_value(const char *line, size_t len, char *out)
+{
+    const char *eq = memchr(line, '=', len);
+    if (eq == NULL)
+        return -1;
+    const char *start = eq + 1, *end = line + len;
+    while (start < end && is_blank_or_quote(*start))
+        start++;
+    while (end > start && is_blank_or_quote(end[-1]))
+        end--;
+    if (end - start != KEY_LEN || memchr(start, '\0', KEY_LEN) != NULL)
+        return -1;
+    memcpy(out, start, KEY_LEN);
+    out[KEY_LEN] = '\0';
+    return is_z85_key(out) ? 0 : -1;
+}
+
+/*
+ * Reads a CURVE certificate (the files locus keygen, pyzmq and czmq write) the way pyzmq's
+ * zmq.auth.load_certificate does: lines starting with '#' are skipped; the first line that
+ * starts, after blanks, with "public-key" and the first with "secret-key" give the keys.
+ * `secret_key` is left empty when there is no secret-key line. Returns NULL, or why the file
+ * cannot be used.
+ */
+static const char *read_certificate(const char *path, char *public_key, char *secret_key)
+{
+    static char text[MAX_CERTIFICATE + 1];
+    FILE *f = fopen(path, "r");
+    if (f == NULL)
+        return strerror(errno);
+    size_t size = fread(text, 1, sizeof text, f);
+    int failed = ferror(f);
+    int error = errno;
+    fclose(f);
+    if (failed)
+        return strerror(error);
+    if (size > MAX_CERTIFICATE)
+        return "is larger than 64 KiB: not a certificate";
+    public_key[0] = secret_key[0] = '\0';
+    for (size_t i = 0; i < size;) {
+        const char *nl = memchr(text + i, '\n', size - i);
+        size_t end = nl != NULL ? (size_t)(nl - text) : size, start = i;
+        i = end + 1;
+        while (start < end && (text[start] == ' ' || text[start] == '\t' || text[start] == '\r'))
+            start++;
+        while (end > start && (text[end - 1] == ' ' || text[end - 1] == '\t' || text[end - 1] == '\r'))
+            end--;
+        const char *line = text + start;
+        size_t len = end - start;
+        if (len == 0 || line[0] == '#')
+            continue;
+        if (public_key[0] == '\0' && len >= 10 && memcmp(line, "public-key", 10) == 0) {
+            if (key_value(line, len, public_key) != 0)
+                return "has a public-key that is not 40 characters of Z85 after '='";
+        } else if (secret_key[0] == '\0' && len >= 10 && memcmp(line, "secret-key", 10) == 0) {
+            if (key_value(line, len, secret_key) != 0)
+                return "has a secret-key that is not 40 characters of Z85 after '='";
+        }
+    }
+    return public_key[0] != '\0' ? NULL : "has no public-key line: not a CURVE certificate";
+}
+
+/*
+ * Fills `keys` from the server key (a Z85 key or a certificate) and the client's secret
+ * certificate. Returns 0, or says why on stderr and returns -1.
+ */
+static int load_curve_keys(const char *server, const char *client, struct curve_keys *keys)
+{
+    char ignored[KEY_LEN + 1];
+    const char *why;
+    if (is_z85_key(server)) {
+        snprintf(keys->server, sizeof keys->server, "%s", server);
+    } else if ((why = read_certificate(server, keys->server, ignored)) != NULL) {
+        fprintf(stderr, "server key %s: %s; give the server's NAME.key or its 40-character Z85 key\n", server, why);
+        return -1;
+    }
+    if ((why = read_certificate(client, keys->public_key, keys->secret_key)) != NULL) {
+        fprintf(stderr, "client key %s: %s; give this client's NAME.key_secret from locus keygen\n", client, why);
+        return -1;
+    }
+    if (keys->secret_key[0] == '\0') {
+        fprintf(stderr, "client key %s has no secret-key: give the NAME.key_secret file, not NAME.key\n", client);
+        return -1;
+    }
+    char derived[KEY_LEN + 1];
+    if (zmq_curve_public(derived, keys->secret_key) != 0 || strcmp(derived, keys->public_key) != 0) {
+        fprintf(stderr, "client key %s has a secret-key that does not belong to its public-key\n", client);
+        return -1;
+    }
+    return 0;
+}
+
 static long long now_ms(void)
 {
     struct timespec ts;
@@ -179,7 +308,8 @@ static long long now_ms(void)
 
 static void usage(const char *argv0)
 {
-    fprintf(stderr, "usage: %s [-e ENDPOINT] [-n COUNT] [-t TIMEOUT_MS] [PREFIX...]\n", argv0);
+    fprintf(stderr, "usage: %s [-e ENDPOINT] [-k SERVER_KEY -K CLIENT_KEY_SECRET] [-n COUNT] [-t TIMEOUT_MS] "
+                    "[PREFIX...]\n", argv0);
 }
 
 /* Parses a non-negative decimal number; returns -1 if `s` is not one. */
@@ -197,13 +327,20 @@ int main(int argc, char **argv)
 {
     char endpoint[4096];
     long long count = -1, timeout_ms = -1;
+    const char *server_key = env_value("LOCUS_SERVER_KEY"), *client_key = env_value("LOCUS_CLIENT_KEY");
     int opt;
 
     default_endpoint(endpoint, sizeof endpoint);
-    while ((opt = getopt(argc, argv, "e:n:t:h")) != -1) {
+    while ((opt = getopt(argc, argv, "e:k:K:n:t:h")) != -1) {
         switch (opt) {
         case 'e':
             snprintf(endpoint, sizeof endpoint, "%s", optarg);
+            break;
+        case 'k':
+            server_key = optarg;
+            break;
+        case 'K':
+            client_key = optarg;
             break;
         case 'n':
             if ((count = parse_count(optarg)) < 0) {
@@ -223,6 +360,24 @@ int main(int argc, char **argv)
         }
     }
 
+    /* Keys are for tcp only: those in the environment (an exec plugin's program inherits
+     * Locus's) must not be applied to the ipc socket it is given. */
+    struct curve_keys keys = { .server = "" };
+    int curve = strncmp(endpoint, "tcp://", 6) == 0 && (server_key != NULL || client_key != NULL);
+    if (curve) {
+        if (server_key == NULL || client_key == NULL) {
+            fprintf(stderr, "CURVE needs both keys: -k SERVER_KEY (the server's NAME.key) and -K CLIENT_KEY_SECRET "
+                            "(this client's NAME.key_secret), or $LOCUS_SERVER_KEY and $LOCUS_CLIENT_KEY\n");
+            return 2;
+        }
+        if (!zmq_has("curve")) {
+            fprintf(stderr, "this libzmq is built without CURVE; install one built with libsodium\n");
+            return 1;
+        }
+        if (load_curve_keys(server_key, client_key, &keys) != 0)
+            return 2;
+    }
+
     /* No SA_RESTART: Ctrl-C must interrupt zmq_poll so the loop can see the flag. */
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
@@ -236,6 +391,15 @@ int main(int argc, char **argv)
     int linger = 0;
     int status = 0;
     zmq_setsockopt(sub, ZMQ_LINGER, &linger, sizeof linger);
+    /* Before connecting: the handshake uses them. A Z85 key is passed with its NUL (41 bytes). */
+    if (curve && (zmq_setsockopt(sub, ZMQ_CURVE_SERVERKEY, keys.server, KEY_LEN + 1) != 0 ||
+                  zmq_setsockopt(sub, ZMQ_CURVE_PUBLICKEY, keys.public_key, KEY_LEN + 1) != 0 ||
+                  zmq_setsockopt(sub, ZMQ_CURVE_SECRETKEY, keys.secret_key, KEY_LEN + 1) != 0)) {
+        fprintf(stderr, "cannot set the CURVE keys: %s\n", zmq_strerror(zmq_errno()));
+        zmq_close(sub);
+        zmq_ctx_term(ctx);
+        return 1;
+    }
     if (zmq_connect(sub, endpoint) != 0) {
         fprintf(stderr, "cannot connect to %s: %s\n", endpoint, zmq_strerror(zmq_errno()));
         zmq_close(sub);

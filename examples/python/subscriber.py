@@ -1,11 +1,15 @@
 #!/usr/bin/env python3
 """Print messages from a Locus bus, with the `locus_client` library (clients/python):
 
-    subscriber.py [--endpoint E] [--json] [--count N] [--timeout S] [PREFIX...]
+    subscriber.py [--endpoint E] [--server-key K --key F] [--json] [--count N] [--timeout S] [PREFIX...]
 
 Output: one line per message, `time  topic  producer#seq  payload`; with --json, recording
 lines `{"topic":…,"envelope":…}` (the body exactly as received) that `locus replay` and
 tools/validate_messages.py read. Breaks in a producer's sequence numbers go to stderr.
+
+A tcp endpoint with CURVE (examples/secure/README.md) needs --server-key (the server's NAME.key
+or its Z85 key) and --key (this client's NAME.key_secret from `locus keygen`), or
+$LOCUS_SERVER_KEY and $LOCUS_CLIENT_KEY.
 
 The same without the library, in plain pyzmq, is five lines (README.md, docs/protocol.md 1):
 connect a SUB socket to the hub's publish endpoint, subscribe to a topic prefix, and each
@@ -21,7 +25,7 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "clients", "python"))
 
-from locus_client import Subscriber, to_json  # noqa: E402  (pip install ./clients/python, or the line above)
+from locus_client import CurveKeyError, Subscriber, to_json  # noqa: E402  (pip install ./clients/python, or the line above)
 
 
 class Stopped(Exception):
@@ -53,13 +57,20 @@ def main():
                         help="topic prefixes to subscribe to, e.g. obs.fix. (default: everything)")
     parser.add_argument("--endpoint", help="the hub's publish endpoint (default: $LOCUS_PUBLISH_ENDPOINT, "
                                            "else publish.sock in the runtime directory, as locus finds it)")
+    parser.add_argument("--server-key", metavar="K", help="CURVE: the server's NAME.key, or its 40-character Z85 key "
+                                                          "(default: $LOCUS_SERVER_KEY; tcp endpoints only)")
+    parser.add_argument("--key", metavar="F", help="CURVE: this client's NAME.key_secret from locus keygen "
+                                                   "(default: $LOCUS_CLIENT_KEY)")
     parser.add_argument("--json", action="store_true", help="print recording-format JSON lines")
     parser.add_argument("--count", type=int, metavar="N", help="exit after N messages")
     parser.add_argument("--timeout", type=float, metavar="S", help="exit after S seconds without a message")
     args = parser.parse_args()
 
-    sub = Subscriber(args.prefixes or [""], endpoint=args.endpoint,
-                     on_gap=lambda gap, message: report_gap(gap, message, bool(args.prefixes)))
+    try:
+        sub = Subscriber(args.prefixes or [""], endpoint=args.endpoint, server_key=args.server_key, key=args.key,
+                         on_gap=lambda gap, message: report_gap(gap, message, bool(args.prefixes)))
+    except CurveKeyError as e:
+        parser.error(str(e))  # exit status 2
     last_message = time.monotonic()
     try:
         while args.count is None or sub.received < args.count:

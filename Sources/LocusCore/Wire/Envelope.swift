@@ -104,6 +104,9 @@ public enum EnvelopeCodec {
         var time: EventTime?
         var payload: DecodedPayload?
         var payloadRange: UnsafeBufferPointer<UInt8>?
+        if let bad = UTF8Check.firstInvalid(buf) {
+            throw EnvelopeError(problem: .notJSON, detail: "invalid JSON at byte \(bad): not UTF-8")
+        }
         var reader = JSONReader(buf)
         do {
             guard try reader.nextKind() == .object else { throw EnvelopeError(problem: .notJSON, detail: "the body is not a JSON object") }

@@ -15,12 +15,16 @@
         for message in sub:
             saved = sub.position                         # producer -> last seq: persist it
 
+Over a tcp endpoint with CURVE, pass `server_key=` (the server's NAME.key) and `key=` (this
+client's NAME.key_secret) to any of them, or set $LOCUS_SERVER_KEY and $LOCUS_CLIENT_KEY.
+
 The wire format is docs/protocol.md of the Locus repository (catch-up from the journal: section
 13); `validate` checks a message against Locus's JSON Schemas (needs jsonschema). Runtime
 dependency: pyzmq only.
 """
 
 from .catchup import CatchupError, CatchupTimeout, DurableSubscriber, snapshot
+from .curve import CurveKeyError, apply_curve, curve_options
 from .endpoints import catchup_endpoint, default_endpoints, runtime_dir
 from .envelope import Envelope, EnvelopeError, encode_envelope, event_time, is_valid_topic, parse_envelope, to_json
 from .gaps import Gap, GapTracker
@@ -29,8 +33,8 @@ from .schemas import SchemaError, problems, validate
 from .subscriber import Message, Subscriber
 
 __all__ = [
-    "CatchupError", "CatchupTimeout", "DurableSubscriber", "Envelope", "EnvelopeError", "Gap", "GapTracker", "Message",
-    "Publisher", "PublisherError", "SchemaError", "Subscriber", "catchup_endpoint", "default_endpoints",
-    "encode_envelope", "event_time", "is_valid_topic", "parse_envelope", "problems", "runtime_dir", "snapshot",
-    "to_json", "validate",
+    "CatchupError", "CatchupTimeout", "CurveKeyError", "DurableSubscriber", "Envelope", "EnvelopeError", "Gap",
+    "GapTracker", "Message", "Publisher", "PublisherError", "SchemaError", "Subscriber", "apply_curve",
+    "catchup_endpoint", "curve_options", "default_endpoints", "encode_envelope", "event_time", "is_valid_topic",
+    "parse_envelope", "problems", "runtime_dir", "snapshot", "to_json", "validate",
 ]

@@ -21,6 +21,7 @@ import uuid
 
 import zmq
 
+from .curve import apply_curve, curve_options, uses_curve
 from .endpoints import catchup_endpoint as default_catchup_endpoint
 from .endpoints import default_endpoints
 from .envelope import EnvelopeError, event_time, parse_envelope
@@ -170,11 +171,15 @@ class DurableSubscriber:
 
     Live messages wait on the SUB socket while the pages are read: `high_water_mark` (ZeroMQ's
     default 1000) and the hub's queue must hold them, or they are lost (and shown as gaps).
+
+    CURVE: `server_key` and `key` as for Subscriber (default $LOCUS_SERVER_KEY and
+    $LOCUS_CLIENT_KEY), used on each of the two sockets whose endpoint is tcp. A refused key
+    shows as CatchupTimeout.
     """
 
     def __init__(self, prefixes=("",), after=None, since=None, endpoint=None, catchup_endpoint=None,
                  context=None, limit=1000, timeout=10.0, on_gap=None, on_truncated=None,
-                 validate=None, schema_directory=None, high_water_mark=None):
+                 validate=None, schema_directory=None, high_water_mark=None, server_key=None, key=None):
         self.prefixes = _prefixes(prefixes)
         if not (isinstance(limit, int) and 1 <= limit <= PAGE_LIMIT_MAX):
             raise ValueError(f"limit must be 1 to {PAGE_LIMIT_MAX}, not {limit!r}")
@@ -187,6 +192,8 @@ class DurableSubscriber:
             since = event_time(since)  # raises EnvelopeError (a ValueError) for what is not a time
         self.endpoint = endpoint or default_endpoints()["publish"]
         self.catchup_endpoint = catchup_endpoint or default_catchup_endpoint()
+        tcp = uses_curve(self.endpoint) or uses_curve(self.catchup_endpoint)
+        self.curve = curve_options(server_key, key) if tcp else None
         self.limit = limit
         self.timeout = timeout
         self.on_gap = on_gap
@@ -215,6 +222,8 @@ class DurableSubscriber:
         self.socket.setsockopt(zmq.LINGER, 0)
         if high_water_mark is not None:
             self.socket.setsockopt(zmq.RCVHWM, high_water_mark)
+        if uses_curve(self.endpoint):
+            apply_curve(self.socket, self.curve)
         # Connect first, then subscribe: subscriptions made before connect() are sent in the
         # order of ZeroMQ's prefix tree, where the token ("\0...") comes first, and the hub
         # could see it before the prefixes. After connect() each goes out in turn.
@@ -227,6 +236,8 @@ class DurableSubscriber:
         self.socket.setsockopt(zmq.SUBSCRIBE, b"\0" + self.token.encode())
         self.catchup = self._context.socket(zmq.DEALER)
         self.catchup.setsockopt(zmq.LINGER, 0)
+        if uses_curve(self.catchup_endpoint):
+            apply_curve(self.catchup, self.curve)
         self.catchup.connect(self.catchup_endpoint)
         self._request(first)
 
@@ -338,9 +349,12 @@ class DurableSubscriber:
                         raise
                     continue
                 if time.monotonic() >= self._page_deadline:
+                    hint = ""
+                    if self.curve and uses_curve(self.catchup_endpoint):
+                        hint = "; with CURVE, is this client's NAME.key in the server's authorized_keys?"
                     self._error = CatchupTimeout(
                         f"no catch-up reply from {self.catchup_endpoint} within {self.timeout} s "
-                        "(is the daemon running, and new enough to have a catch-up socket?)")
+                        f"(is the daemon running, and new enough to have a catch-up socket{hint})")
                     raise self._error
                 if remaining is not None and remaining <= 0:
                     return None
@@ -369,17 +383,21 @@ class DurableSubscriber:
         self.close()
 
 
-def snapshot(topics=("",), endpoint=None, context=None, timeout=10.0, validate=None, schema_directory=None):
+def snapshot(topics=("",), endpoint=None, context=None, timeout=10.0, validate=None, schema_directory=None,
+             server_key=None, key=None):
     """The current state from the hub (protocol 13.2, `catchup.snapshot`): a list of Messages,
     the latest region and beacon events per producer and region, in journal order, for the
     topic prefixes `topics`. Raises CatchupError (the hub refused: journal off, ...) or
-    CatchupTimeout after `timeout` seconds without a reply."""
+    CatchupTimeout after `timeout` seconds without a reply. `server_key` and `key` as for
+    DurableSubscriber."""
     endpoint = endpoint or default_catchup_endpoint()
     schemas = _protocol_schemas(validate, schema_directory)
     request = {"type": "catchup.snapshot", "version": 1, "topics": _prefixes(topics)}
     _check_request(schemas, request)
+    curve = curve_options(server_key, key) if uses_curve(endpoint) else None
     socket = (context or zmq.Context.instance()).socket(zmq.DEALER)
     socket.setsockopt(zmq.LINGER, 0)
+    apply_curve(socket, curve)
     try:
         socket.connect(endpoint)
         socket.send(json.dumps(request, separators=(",", ":")).encode())

@@ -6,6 +6,7 @@ import time as _time
 
 import zmq
 
+from .curve import apply_curve, curve_options, uses_curve
 from .endpoints import default_endpoints
 from .envelope import EnvelopeError, encode_envelope, is_valid_segment, is_valid_topic, round_half_away
 
@@ -35,23 +36,31 @@ class Publisher:
     PublisherError if none comes): before it arrives ZeroMQ silently drops what is sent (2.3).
     With `wait=False` it returns at once; call `wait_for_hub()` yourself (in short slices, say,
     so that a signal handler's flag is seen).
+
+    CURVE: `server_key` and `key` as for Subscriber (default $LOCUS_SERVER_KEY and
+    $LOCUS_CLIENT_KEY, tcp endpoints only). A key the server refuses shows as no hub answering.
     """
 
-    def __init__(self, producer=None, endpoint=None, context=None, timeout=10.0, linger=1.0, wait=True):
+    def __init__(self, producer=None, endpoint=None, context=None, timeout=10.0, linger=1.0, wait=True,
+                 server_key=None, key=None):
         self.producer = producer or os.environ.get("LOCUS_PLUGIN_ID")
         if not is_valid_segment(self.producer or ""):
             raise EnvelopeError(f"producer {self.producer!r} is not a topic segment (1-64 of a-z 0-9 _ -); "
                                 "pass one, or set LOCUS_PLUGIN_ID")
         self.endpoint = endpoint or default_endpoints()["ingest"]
+        self.curve = curve_options(server_key, key) if uses_curve(self.endpoint) else None
         self._context = context or zmq.Context.instance()
         self.socket = self._context.socket(zmq.XPUB)
         self.socket.setsockopt(zmq.LINGER, int(linger * 1000))
+        apply_curve(self.socket, self.curve)
         self.socket.connect(self.endpoint)
         self.seq = 0
         self.hub_seen = False
         if wait and not self.wait_for_hub(timeout):
             self.socket.close(0)
-            raise PublisherError(f"no Locus hub answered on {self.endpoint} within {timeout:g} s")
+            hint = (" (CURVE: is this client's NAME.key in the server's authorized_keys, and the server key its own?)"
+                    if self.curve else "")
+            raise PublisherError(f"no Locus hub answered on {self.endpoint} within {timeout:g} s{hint}")
 
     def wait_for_hub(self, timeout=None):
         """True once the hub's subscription (the frame b"\\x01") has arrived, False if it has

@@ -5,6 +5,7 @@ from typing import Optional
 
 import zmq
 
+from .curve import apply_curve, curve_options, uses_curve
 from .endpoints import default_endpoints
 from .envelope import Envelope, EnvelopeError, parse_envelope
 from .gaps import Gap, GapTracker
@@ -56,16 +57,25 @@ class Subscriber:
     `high_water_mark` is this socket's receive queue (ZeroMQ's default 1000). The hub keeps
     its own queue per subscriber (hub.high_water_mark) and drops beyond it, which shows here as
     gaps.
+
+    CURVE (a tcp endpoint with `curve:` in the hub's config): `server_key` is the server's
+    NAME.key or its Z85 key, `key` this client's NAME.key_secret; they default to
+    $LOCUS_SERVER_KEY and $LOCUS_CLIENT_KEY and are used for tcp endpoints only (see curve.py).
+    A key the server refuses shows as silence: ZeroMQ reports no error, and does not try again.
     """
 
-    def __init__(self, prefixes=("",), endpoint=None, context=None, high_water_mark=None, on_gap=None, last_seen=None):
+    def __init__(self, prefixes=("",), endpoint=None, context=None, high_water_mark=None, on_gap=None, last_seen=None,
+                 server_key=None, key=None):
         if isinstance(prefixes, (str, bytes)):
             prefixes = [prefixes]
         prefixes = list(prefixes) or [""]
         self.endpoint = endpoint or default_endpoints()["publish"]
+        # Keys are read before the socket exists, so that a bad one leaves no socket open.
+        self.curve = curve_options(server_key, key) if uses_curve(self.endpoint) else None
         self._context = context or zmq.Context.instance()
         self.socket = self._context.socket(zmq.SUB)
         self.socket.setsockopt(zmq.LINGER, 0)
+        apply_curve(self.socket, self.curve)
         if high_water_mark is not None:
             self.socket.setsockopt(zmq.RCVHWM, high_water_mark)
         for prefix in prefixes:

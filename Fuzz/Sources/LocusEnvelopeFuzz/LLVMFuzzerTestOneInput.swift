@@ -1,0 +1,34 @@
+import LocusBus
+import LocusCore
+
+/// libFuzzer's per-input callback: the input as the body of a message on the hub's ingest
+/// socket (docs/protocol.md 4), through the hub's validator with payload decoding on, and
+/// through the precision reduction of a restricted publish endpoint (docs/security.md).
+/// Invariants: a body the validator accepts has a producer and seq `EnvelopeOrigin` reads; and,
+/// reduced (a restricted endpoint only ever gets what the hub accepted; anything else must just
+/// not crash it), it is JSON whose payload holds no removed key, a position on the grid and an
+/// accuracy no finer than the grid.
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzz(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
+    guard let data, size <= 1 << 20 else { return 0 }
+    let body = UnsafeRawBufferPointer(start: data, count: size)
+    let topic = Array("obs.fix.gps0".utf8)
+    let accepted = topic.withUnsafeBytes { validator.check(topic: $0, body: body) } == nil
+    if accepted {
+        precondition(EnvelopeOrigin.read(body) != nil, "invariant broken: an accepted envelope has no producer/seq")
+    }
+    guard let reduced = reduction.reduce(envelope: Array(body)), accepted else { return 0 }
+    guard let value = try? JSONValue.decode(reduced), case .object(let payload)? = value["payload"] else {
+        preconditionFailure("invariant broken: a reduced envelope is not JSON with a payload object")
+    }
+    for key in PrecisionReduction.removedKeys { precondition(payload[key] == nil, "invariant broken: \(key) kept") }
+    if case .number(let lat)? = payload["lat"], case .number(let lon)? = payload["lon"], lat.isFinite, lon.isFinite {
+        let again = reduction.snap(lat: lat, lon: lon)
+        precondition(abs(again.lat - lat) < 1e-6 && abs(again.lon - lon) < 1e-6, "invariant broken: not a grid centre")
+        precondition((payload["h_accuracy"]?.doubleValue ?? 0) >= 1000, "invariant broken: accuracy finer than the grid")
+    }
+    return 0
+}
+
+private let validator = MessageValidator(registry: .core, maxMessageBytes: 1 << 20, decodePayloads: true)
+private let reduction = PrecisionReduction(metres: 1000)!

@@ -8,8 +8,8 @@ struct OutsidePublisherPolicyTests {
                                         allowedByEndpoint: ["tcp://*:5555": ["region.enter."]],
                                         allowedByClient: ["alice": ["status.alice"]])
 
-    func check(_ topic: String, producer: String, user: String? = nil, endpoints: [String] = []) -> DropReason? {
-        let body = Array(#"{"type":"obs.fix","version":1,"producer":"\#(producer)","seq":1,"time":"2024-05-17T08:00:00.000Z","payload":{}}"#.utf8)
+    func check(_ topic: String, producer: String, user: String? = nil, endpoints: [String] = [], extra: String = "") -> DropReason? {
+        let body = Array(#"{"type":"obs.fix","version":1,"producer":"\#(producer)",\#(extra)"seq":1,"time":"2024-05-17T08:00:00.000Z","payload":{}}"#.utf8)
         return Array(topic.utf8).withUnsafeBytes { t in
             body.withUnsafeBytes { b in
                 policy.check(topic: t, body: b) {
@@ -25,6 +25,8 @@ struct OutsidePublisherPolicyTests {
         #expect(check("obs.fix.phone", producer: "phone") == nil)
         #expect(check("obs.fix.phone", producer: "fences") == .reserved)
         #expect(check("obs.fix.phone", producer: "locus") == .reserved)
+        // A member the hub forwards (a lone surrogate escape) does not hide the producer.
+        #expect(check("obs.fix.phone", producer: "locus", extra: #""junk":"\ud800","#) == .reserved)
         #expect(check("status.x", producer: "phone") == .reserved)
         #expect(check("region.enter.home", producer: "phone") == .reserved)
         #expect(check("location.update.here", producer: "phone") == .reserved)

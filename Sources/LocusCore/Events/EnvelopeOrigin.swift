@@ -56,10 +56,32 @@ public struct EnvelopeOrigin: Equatable, Sendable {
         return nil
     }
 
-    /// Any other layout the hub accepted (white space, key order, escapes).
+    /// Any other layout the hub accepted (white space, key order, escapes), read as
+    /// `EnvelopeCodec.decode` reads it: other members skipped without decoding (a value the hub
+    /// forwards, such as a string with a lone UTF-16 surrogate escape, must not hide the
+    /// producer — the hub's check for reserved producers relies on this), the last of a
+    /// repeated key counting.
     static func general(_ b: UnsafeRawBufferPointer) -> EnvelopeOrigin? {
-        guard let object = try? JSONSerialization.jsonObject(with: Data(b)) as? [String: Any],
-              let producer = object["producer"] as? String, let seq = object["seq"] as? Int, seq >= 0 else { return nil }
-        return EnvelopeOrigin(producer: producer, seq: UInt64(seq))
+        var reader = JSONReader(b.bindMemory(to: UInt8.self))
+        var producer: String?
+        var seq: UInt64?
+        do {
+            guard try reader.nextKind() == .object, try reader.enterObject() else { return nil }
+            repeat {
+                let key = try reader.readMemberKey()
+                if key == "producer", try reader.nextKind() == .string {
+                    producer = try reader.readString()
+                } else if key == "seq", try reader.nextKind() == .number, let v = try? reader.readInt64(), v >= 0 {
+                    seq = UInt64(v)
+                } else {
+                    try reader.skipValue()
+                }
+            } while try reader.nextMember()
+            try reader.expectEnd()
+        } catch {
+            return nil
+        }
+        guard let producer, let seq else { return nil }
+        return EnvelopeOrigin(producer: producer, seq: seq)
     }
 }

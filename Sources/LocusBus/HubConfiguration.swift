@@ -26,6 +26,9 @@ public struct HubConfiguration: Sendable, Equatable {
     public var curve: [String: CurveServer] = [:]
     /// What publishers connected over ipc or tcp may not publish (nil: anything valid).
     public var outsidePublishers: OutsidePublisherPolicy?
+    /// Messages per second one outside publisher connection may send on average (bursts of
+    /// twice that); more are dropped as `rate_limit`. 0 = no limit.
+    public var ingestRatePerClient: Double = 0
 
     /// The in-process endpoints are always bound in addition to the ones given here.
     public init(ingestEndpoints: [String] = [], publishEndpoints: [String] = [],

@@ -26,6 +26,8 @@ final class HubForwarder {
     private let publishEvents: ZMQSocket
     private let publishEventsEndpoint = "inproc://locus-hub-publish-events-\(UUID().uuidString)"
     private var warnedSubscriptionLimit = false
+    /// Per outside publisher connection (by its file descriptor), when `ingestRatePerClient` is set.
+    private lazy var ingestLimiter = ClientRateLimiter(perSecond: configuration.ingestRatePerClient)
     /// Where accepted messages are written before they are forwarded (nil: no journal).
     private let journal: (any MessageJournal)?
     /// When a failed journal write was last logged (at most one line a minute).
@@ -206,9 +208,13 @@ final class HubForwarder {
     /// reserved for in-process plugins (`OutsidePublisherPolicy`); nil otherwise.
     @inline(__always)
     private func outsideRejection(_ batch: MessageBatch, _ k: Int) -> MessageRejection? {
-        guard let policy = configuration.outsidePublishers else { return nil }
+        guard configuration.outsidePublishers != nil || configuration.ingestRatePerClient > 0 else { return nil }
         let fd = batch.sourceFD(k)
         guard fd >= 0 else { return nil }
+        if configuration.ingestRatePerClient > 0, !ingestLimiter.allow(withUnsafeBytes(of: fd) { Array($0) }) {
+            return MessageRejection(reason: .rateLimit, detail: "an outside publisher sent more than \(configuration.ingestRatePerClient) messages per second (hub.ingest_rate_per_client)")
+        }
+        guard let policy = configuration.outsidePublishers else { return nil }
         return batch.withMessage(k) { topic, body in
             policy.check(topic: topic, body: body) { [configuration] in
                 OutsideConnection(fd: fd, user: batch.userID(k), ingestEndpoints: configuration.ingestEndpoints)

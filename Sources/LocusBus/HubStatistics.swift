@@ -19,6 +19,8 @@ public enum DropReason: String, CaseIterable, Sendable, Hashable {
     /// From an outside publisher (an ipc or tcp connection): a topic or producer name that
     /// belongs to Locus's in-process plugins or Locus itself, not granted by `allow_topics`.
     case reserved = "reserved"
+    /// From an outside publisher's connection sending more than `HubConfiguration.ingestRatePerClient`.
+    case rateLimit = "rate_limit"
 
     /// The drop reason for a refusal by LocusCore's envelope codec (same names).
     public init(_ problem: EnvelopeProblem) {
@@ -44,6 +46,7 @@ public enum DropReason: String, CaseIterable, Sendable, Hashable {
         case .badPayload: return 7
         case .subscriptionLimit: return 8
         case .reserved: return 9
+        case .rateLimit: return 10
         }
     }
 }

@@ -55,6 +55,7 @@ public final class Daemon: @unchecked Sendable {
             validatePayloads: configuration.hub.validatePayloads)
         hubConfig.subscriptionLimits = configuration.hub.subscriptionLimits
         hubConfig.outsidePublishers = Self.outsidePublisherPolicy(configuration)
+        hubConfig.ingestRatePerClient = configuration.hub.ingestRatePerClient
         // Private directories before anything is created in them; the sockets' groups are resolved now.
         let socketGroups = try Self.prepareDirectories(configuration.hub)
         // CURVE endpoints: keys read and the authentication handler serving before any bind.

@@ -74,7 +74,7 @@ struct HubTests {
 
         let expected: [String: UInt64] = ["wrong_frame_count": 2, "bad_topic": 1, "not_json": 1, "unknown_type": 1,
                                           "missing_field": 1, "too_large": 1, "wrong_field_type": 0, "bad_payload": 0,
-                                          "subscription_limit": 0]
+                                          "subscription_limit": 0, "reserved": 0, "rate_limit": 0]
         #expect(eventually { hub.statistics.dropped == expected })
         #expect(hub.statistics.dropped(.wrongFrameCount) == 2)
         #expect(hub.statistics.droppedTotal == 7)

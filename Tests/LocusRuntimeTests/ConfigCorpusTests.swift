@@ -139,7 +139,7 @@ struct ConfigCorpusTests {
         let doc = try String(contentsOfFile: ConfigFixtures.validDirectory.path + "/../../../../../docs/protocol.md", encoding: .utf8)
         let table = doc.components(separatedBy: "| key | default | meaning |").dropFirst().first ?? ""
         let rows = table.components(separatedBy: "\n\n").first ?? ""
-        #expect(HubBlock.keys.count == 25)
+        #expect(HubBlock.keys.count == 26)
         for key in HubBlock.keys {
             #expect(rows.contains("`\(key.name)`"), "docs/protocol.md's hub table has no row for \(key.name)")
         }

@@ -82,6 +82,10 @@ struct HubBlock: DeclaredConfiguration {
              check: .within(0...1_000_000))
     var controlRequestsPerSecond: Double = ControlServer.defaultRequestsPerSecond
 
+    @Setting("ingest_rate_per_client", "Messages per second one outside publisher connection may send on average (bursts of twice that); more are dropped and counted as rate_limit. 0 = no limit (ZeroMQ's high-water mark still makes a fast publisher wait).",
+             check: .within(0...100_000_000))
+    var ingestRatePerClient: Double = 0
+
     @Setting("max_subscriptions_per_client", "Distinct topic prefixes one outside subscriber connection may hold; more are refused (subscription_limit).",
              check: .within(1...10_000_000))
     var maxSubscriptionsPerClient: Int = SubscriptionLimits.defaultPerClient
@@ -134,6 +138,7 @@ struct HubBlock: DeclaredConfiguration {
         if let stateDirectory { hub.stateDirectory = stateDirectory.hasPrefix("/") ? stateDirectory : directory + "/" + stateDirectory }
         hub.controlMaxRequestBytes = controlMaxRequestBytes
         hub.controlRequestsPerSecond = controlRequestsPerSecond
+        hub.ingestRatePerClient = ingestRatePerClient
         hub.subscriptionLimits = SubscriptionLimits(perClient: maxSubscriptionsPerClient, total: maxSubscriptions,
                                                     perClientBytes: maxSubscriptionBytesPerClient, totalBytes: maxSubscriptionBytes)
         return hub

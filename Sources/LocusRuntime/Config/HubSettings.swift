@@ -22,6 +22,8 @@ public struct HubSettings: Sendable, Equatable {
     public var controlMaxRequestBytes = ControlServer.defaultMaxRequestBytes
     /// Control requests per second one client connection may send (0: no limit).
     public var controlRequestsPerSecond = ControlServer.defaultRequestsPerSecond
+    /// Messages per second one outside publisher connection may send (0: no limit).
+    public var ingestRatePerClient = 0.0
     /// ZeroMQ high-water mark for the hub's sockets; 0 = unlimited.
     public var highWaterMark: Int
     /// Messages each in-process subscription (a service's or sink's) holds for its plugin;

@@ -35,9 +35,14 @@ public struct PrecisionReduction: Sendable, Equatable {
         let snappedLat = min(max((row + 0.5) * latStep, -90), 90)
         // Cells near the poles are capped at 1/1000 of a circle of latitude so the step stays finite.
         let lonStep = min(360, latStep / max(cos(snappedLat * .pi / 180), 0.001))
-        let column = (lon / lonStep).rounded(.down)
+        // Into [-180, 180) first (the hub does not check ranges), so every longitude of a cell,
+        // and its centre, lands in the same cell: snapping a snapped position changes nothing.
+        var l = lon.truncatingRemainder(dividingBy: 360)
+        if l >= 180 { l -= 360 } else if l < -180 { l += 360 }
+        let column = (l / lonStep).rounded(.down)
         var snappedLon = (column + 0.5) * lonStep
-        if snappedLon > 180 { snappedLon -= 360 }
+        // The last cell before the antimeridian is cut short by it: its centre is that of what is left.
+        if snappedLon >= 180 { snappedLon = (column * lonStep + 180) / 2 }
         return (Self.seven(snappedLat), Self.seven(snappedLon))
     }
 

@@ -64,6 +64,11 @@ public struct MessageValidator {
                 guard s.peek() == 0x3A else { _ = s.fail("expected ':'"); return notJSON(s) }
                 s.i += 1
                 guard let c = s.valueStart() else { return notJSON(s) }
+                // A repeated header field would mean two things at once: readers that take the
+                // first (the hub's own producer check) and the last (most JSON parsers) disagree.
+                if field >= 0, seen & (1 << UInt8(field)) != 0 {
+                    return MessageRejection(reason: .notJSON, detail: "header field '\(EnvelopeHeaderField.names[field])' appears twice (at byte \(keyStart))")
+                }
                 switch field {
                 case 0: // type
                     guard c == 0x22 else { return wrongType("type must be a string") }

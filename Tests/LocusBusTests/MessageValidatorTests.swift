@@ -92,6 +92,19 @@ struct MessageValidatorTests {
         }
     }
 
+    /// Found by the envelope fuzz target: a repeated header field was accepted, and readers
+    /// disagree on it (the hub's producer check took the first producer, JSON parsers the last:
+    /// "evil" passed the check and subscribers saw "locus").
+    @Test func refusesARepeatedHeaderField() {
+        #expect(verdict(#"{"type":"obs.fix","version":1,"producer":"evil","seq":2,"time":"2024-05-17T08:00:00.100Z","producer":"locus","payload":{"source":"x","mode":"3d","lat":1,"lon":2}}"#) == .notJSON)
+        #expect(verdict(#"{"type":"obs.fix","version":1,"producer":"p","seq":2,"time":"2024-05-17T08:00:00.100Z","seq":3,"payload":{}}"#) == .notJSON)
+        #expect(throws: EnvelopeError.self) {
+            try EnvelopeCodec.decode(Array(#"{"type":"obs.fix","type":"obs.fix","version":1,"producer":"p","seq":2,"time":"2024-05-17T08:00:00.100Z","payload":{}}"#.utf8), registry: .core)
+        }
+        // Other keys may repeat (the hub does not look at them).
+        #expect(verdict(#"{"type":"obs.fix","version":1,"producer":"p","seq":2,"time":"2024-05-17T08:00:00.100Z","x":1,"x":2,"payload":{"source":"x","mode":"3d","lat":1,"lon":2}}"#) == nil)
+    }
+
     @Test func refusesBadTopicsAndOversizedBodies() {
         #expect(verdict(Samples.fixBody(1), topic: "Obs.Fix") == .badTopic)
         #expect(verdict(Samples.fixBody(1), topic: "obs..fix") == .badTopic)

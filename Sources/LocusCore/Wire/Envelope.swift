@@ -114,6 +114,12 @@ public enum EnvelopeCodec {
             if try reader.enterObject() {
                 repeat {
                     let key = try reader.readMemberKey()
+                    // As the hub: a header field given twice is refused (readers would disagree on it).
+                    if (key == "type" && type != nil) || (key == "version" && version != nil) || (key == "producer" && producer != nil)
+                        || (key == "seq" && seq != nil) || (key == "time" && time != nil)
+                        || (key == "payload" && (payload != nil || payloadRange != nil)) {
+                        throw EnvelopeError(problem: .notJSON, detail: "a header field appears twice")
+                    }
                     if key == "type" {
                         guard try reader.nextKind() == .string else { throw EnvelopeError(problem: .wrongFieldType, detail: "type must be a string") }
                         type = try reader.readString()

@@ -32,7 +32,12 @@ public struct OutsidePublisherPolicy: Sendable, Equatable {
     /// nil if an outside publisher may publish this (valid) message; `connection` is asked only
     /// when a grant must be looked up, which is the rare case.
     func check(topic: UnsafeRawBufferPointer, body: UnsafeRawBufferPointer, connection: () -> OutsideConnection) -> MessageRejection? {
-        if let origin = EnvelopeOrigin.read(body), reservedProducers.contains(origin.producer) {
+        // An envelope whose producer cannot be read (valid JSON with, say, a number beyond
+        // Double's range elsewhere, which Locus's own readers refuse) could hide any producer.
+        guard let origin = EnvelopeOrigin.read(body) else {
+            return MessageRejection(reason: .notJSON, detail: "an outside publisher's envelope whose producer and seq Locus cannot read (a number out of range?)")
+        }
+        if reservedProducers.contains(origin.producer) {
             return MessageRejection(reason: .reserved, detail: "producer '\(origin.producer)' is one of Locus's own; outside publishers use names of their own")
         }
         guard let prefix = reservedBytes.first(where: { Topic.hasPrefix(topic, $0) }).map({ String(decoding: $0, as: UTF8.self) }) else { return nil }

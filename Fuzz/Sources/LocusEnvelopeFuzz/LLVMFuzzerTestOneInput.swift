@@ -4,8 +4,8 @@ import LocusCore
 /// libFuzzer's per-input callback: the input as the body of a message on the hub's ingest
 /// socket (docs/protocol.md 4), through the hub's validator with payload decoding on, and
 /// through the precision reduction of a restricted publish endpoint (docs/security.md).
-/// Invariants: a body the validator accepts has a producer and seq `EnvelopeOrigin` reads, the
-/// same as `EnvelopeCodec.decode` reads; and,
+/// Invariants: for a body the validator accepts, `EnvelopeOrigin` reads the producer and seq
+/// `EnvelopeCodec.decode` reads (or neither reads the body); and,
 /// reduced (a restricted endpoint only ever gets what the hub accepted; anything else must just
 /// not crash it), it is JSON whose payload holds no removed key, a position on the grid and an
 /// accuracy no finer than the grid.
@@ -17,8 +17,14 @@ public func fuzz(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let accepted = topic.withUnsafeBytes { validator.check(topic: $0, body: body) } == nil
     if accepted {
         // The hub's reserved-producer check and the catch-up scan read producers this way.
-        guard let origin = EnvelopeOrigin.read(body) else { preconditionFailure("invariant broken: an accepted envelope has no producer/seq") }
-        if let envelope = try? EnvelopeCodec.decode(UnsafeBufferPointer(start: data, count: size), registry: .core) {
+        let decoded = try? EnvelopeCodec.decode(UnsafeBufferPointer(start: data, count: size), registry: .core)
+        // Where EnvelopeOrigin cannot read it, neither can Locus's decoder (the hub then refuses
+        // it from outside publishers: OutsidePublisherPolicy).
+        guard let origin = EnvelopeOrigin.read(body) else {
+            precondition(decoded == nil, "invariant broken: the decoder reads an envelope whose producer/seq EnvelopeOrigin cannot")
+            return 0
+        }
+        if let envelope = decoded {
             precondition(envelope.producer == origin.producer && envelope.seq == origin.seq,
                          "invariant broken: EnvelopeOrigin and EnvelopeCodec disagree on producer or seq")
         }

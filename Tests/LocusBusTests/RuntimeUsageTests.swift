@@ -17,7 +17,7 @@ struct RuntimeUsageTests {
         var dropped: [String: Double] = [:]
         for (k, v) in s.dropped { dropped[k] = Double(v) }
         #expect(Set(dropped.keys) == ["wrong_frame_count", "bad_topic", "too_large", "not_json", "missing_field",
-                                      "wrong_field_type", "unknown_type", "bad_payload", "subscription_limit"])
+                                      "wrong_field_type", "unknown_type", "bad_payload", "subscription_limit", "reserved", "rate_limit"])
         #expect(Set(EnvelopeProblem.allCases.map(\.rawValue)).isSubset(of: Set(dropped.keys)))
         #expect(s.forwarded == 0)
     }

@@ -100,6 +100,9 @@ public final class RestrictedPublisher: @unchecked Sendable {
                     while try output.receiveMultipart(dontWait: true) != nil {}
                 }
                 guard ready.isReadable(0) else { continue }
+                // Counted locally and added once per burst: one lock per burst, not per message.
+                var burst = RestrictedPublisherStatistics()
+                defer { lock.withLock { counts.forwarded += burst.forwarded; counts.missed += burst.missed; counts.unreducible += burst.unreducible } }
                 var n = 0
                 while n < 1024, let frames = try input.receiveMultipart(dontWait: true) {
                     n += 1
@@ -109,14 +112,12 @@ public final class RestrictedPublisher: @unchecked Sendable {
                         if let last = lastSeq[o.producer], o.seq > last + 1 { missed = o.seq - last - 1 }
                         lastSeq[o.producer] = o.seq
                     }
-                    if !allowed.isEmpty, !frames[0].withUnsafeBytes({ t in allowed.contains { Topic.hasPrefix(t, $0) } }) {
-                        if missed > 0 { lock.withLock { counts.missed += missed } }
-                        continue
-                    }
+                    burst.missed += missed
+                    if !allowed.isEmpty, !frames[0].withUnsafeBytes({ t in allowed.contains { Topic.hasPrefix(t, $0) } }) { continue }
                     var body = frames[1]
                     if let precision {
                         guard let reduced = precision.reduce(envelope: body) else {
-                            lock.withLock { counts.unreducible += 1; counts.missed += missed }
+                            burst.unreducible += 1
                             if !warnedUnreducible {
                                 warnedUnreducible = true
                                 logger.warning("a message whose payload could not be reduced was not sent (counted as unreducible)",
@@ -127,7 +128,7 @@ public final class RestrictedPublisher: @unchecked Sendable {
                         body = reduced
                     }
                     _ = try output.send([frames[0], body], dontWait: true)
-                    lock.withLock { counts.forwarded += 1; counts.missed += missed }
+                    burst.forwarded += 1
                 }
             }
         } catch let error as ZMQError where error.isContextTerminated {

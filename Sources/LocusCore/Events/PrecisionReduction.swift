@@ -82,9 +82,10 @@ public struct PrecisionReduction: Sendable, Equatable {
 
     private static func lastIndex(of needle: [UInt8], in haystack: [UInt8]) -> Int? {
         guard haystack.count >= needle.count else { return nil }
+        // Compared in place: this runs for every message of a precision endpoint.
         var i = haystack.count - needle.count
         while i >= 0 {
-            if haystack[i] == needle[0], Array(haystack[i..<(i + needle.count)]) == needle { return i }
+            if haystack[i] == needle[0], haystack[i..<(i + needle.count)].elementsEqual(needle) { return i }
             i -= 1
         }
         return nil

@@ -1,7 +1,10 @@
 # Locus — common tasks. `make run` and `make test` are the README's two commands.
 SWIFT ?= swift
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
-APT_PACKAGES := libzmq3-dev libsqlite3-dev python3-zmq python3-jsonschema gcc make gpsd gpsd-clients socat libsystemd-dev dbus-daemon python3-dbusmock
+APT_PACKAGES := libzmq3-dev libsqlite3-dev python3-zmq python3-jsonschema gcc make gpsd gpsd-clients socat libsystemd-dev dbus-daemon python3-dbusmock libmosquitto-dev
+# Only the tests need these: a real MQTT broker and client (the mqtt sink's end-to-end tests).
+# Not for `make run`: Debian's mosquitto package starts a system broker on port 1883.
+TEST_PACKAGES := mosquitto python3-paho-mqtt openssl
 
 .PHONY: run test test-plugin-package deps build release check bench golden clean
 
@@ -11,6 +14,7 @@ run: deps build
 
 ## Install missing system packages and run every test (Swift unit + end-to-end + Python tools).
 test: deps
+	@$(MAKE) --no-print-directory deps APT_PACKAGES="$(TEST_PACKAGES)"
 	$(SWIFT) build --build-tests
 	/usr/bin/python3 tools/test_validate_messages.py
 	/usr/bin/python3 tools/test_gpx_to_recording.py

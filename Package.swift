@@ -53,6 +53,10 @@ let package = Package(
             name: "CZeroMQ",
             providers: [.apt(["libzmq3-dev"])]
         ),
+        .systemLibrary(
+            name: "CMosquitto",
+            providers: [.apt(["libmosquitto-dev"])]
+        ),
         // Header-only: prctl and pipe2 for the exec plugin's process groups.
         .systemLibrary(name: "CProcessControl"),
         .systemLibrary(

@@ -6,6 +6,7 @@ import LocusExampleSpeedAlert
 import LocusExec
 import LocusFileSink
 import LocusGpsdSource
+import LocusMQTT
 import LocusNMEASerialSource
 import LocusRegionService
 import LocusReplay
@@ -31,6 +32,7 @@ public enum BuiltinPlugins {
         ExampleSpeedAlertPlugin.factory,
         ConsolePlugin.factory,
         FileSinkPlugin.factory,
+        MQTTPlugin.factory,
     ]
 
     /// Core event types plus those the built-in plugins define.

@@ -43,7 +43,8 @@ public struct DaemonReport: Sendable {
 
     /// Every drop counter by place and reason, as `place.reason` (for `status.drops`): the
     /// hub's reasons, each plugin's subscription (`<id>.slow_consumer`, `<id>.undecodable`)
-    /// and outlet (`<id>.send_dropped`), and the control socket's refusals.
+    /// and outlet (`<id>.send_dropped`), its own `dropped_<reason>` counters (`<id>.<reason>`),
+    /// and the control socket's refusals.
     public var dropCounters: [String: UInt64] {
         var out: [String: UInt64] = [:]
         for (reason, n) in hub.dropped { out["hub.\(reason)"] = n }
@@ -55,6 +56,10 @@ public struct DaemonReport: Sendable {
                 out["\(p.status.plugin).undecodable"] = r.undecodable
             }
             if let s = p.sent { out["\(p.status.plugin).send_dropped"] = s.dropped }
+            // A plugin's own counters named dropped_<reason> are drops it made itself (the mqtt sink's).
+            for (name, n) in p.counters ?? [:] where name.hasPrefix("dropped_") {
+                out["\(p.status.plugin).\(name.dropFirst("dropped_".count))"] = n
+            }
         }
         if let journal { out["journal.not_written"] = journal.notWritten }
         return out

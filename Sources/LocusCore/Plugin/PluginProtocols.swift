@@ -103,15 +103,20 @@ public struct PluginSetup: Sendable {
     /// when nothing may be persisted (`locus replay`, `locus check`, tests): the plugin then
     /// keeps its state in memory only.
     public var stateDirectory: String?
+    /// The daemon's journal, or nil when there is none (`hub.journal: false`, `locus replay`,
+    /// `locus check`): a plugin that forwards events off the device reads it to lose nothing
+    /// while its destination is away.
+    public var journal: JournalLocation?
 
     public init(id: String, kind: PluginKind, configDirectory: String, endpoints: HubEndpoints, logger: Logger,
-                stateDirectory: String? = nil) {
+                stateDirectory: String? = nil, journal: JournalLocation? = nil) {
         self.id = id
         self.kind = kind
         self.configDirectory = configDirectory
         self.endpoints = endpoints
         self.logger = logger
         self.stateDirectory = stateDirectory
+        self.journal = journal
     }
 
     /// Resolves a path from config against the config file's directory.

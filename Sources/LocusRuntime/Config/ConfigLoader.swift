@@ -118,6 +118,7 @@ final class ConfigLoadSession {
     let mode: ConfigLoader.Mode
     /// `hub.state_directory`, handed to plugins in `.full` mode.
     var stateDirectory = ""
+    var journal: JournalLocation?
     let environment: [String: String]
     let factoriesByType: [String: PluginFactory]
     private(set) var errors: [ConfigError] = []
@@ -206,6 +207,9 @@ final class ConfigLoadSession {
         var hub = HubSettings.defaults(environment: loader.environment)
         if let hubSection = sections["hub"] { hub = parseHub(hubSection.value, defaults: hub) }
         stateDirectory = hub.stateDirectory
+        journal = hub.journal.map {
+            JournalLocation(directory: hub.stateDirectory + "/journal", topics: $0.topics, exclude: $0.exclude)
+        }
         var logLevel = Logger.Level.info
         if let logSection = sections["log"] { logLevel = parseLog(logSection.value) ?? .info }
         let endpoints = hub.connectEndpoints
@@ -502,7 +506,8 @@ final class ConfigLoadSession {
         var pluginLogger = Logger(label: "locus.\(id)")
         pluginLogger.logLevel = logLevel
         let setup = PluginSetup(id: id, kind: kind, configDirectory: directory, endpoints: endpoints, logger: pluginLogger,
-                                stateDirectory: mode == .full ? stateDirectory : nil)
+                                stateDirectory: mode == .full ? stateDirectory : nil,
+                                journal: mode == .full ? journal : nil)
         let builder = PluginBuilder(factory: factory, node: node, setup: setup, subject: subject,
                                     entryPosition: entryPosition, file: file)
         switch builder.build() {

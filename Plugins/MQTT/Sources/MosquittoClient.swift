@@ -1,0 +1,147 @@
+import CMosquitto
+import Foundation
+
+/// One libmosquitto client, used from one thread only (the forwarder's): libmosquitto's own
+/// network loop is driven by `loop(timeoutMs:)` on that thread, and its callbacks, which run
+/// inside that call, only append to `events` for the thread to handle afterwards.
+final class MosquittoClient {
+    /// What libmosquitto reported during the last `loop` (or `publish`).
+    enum Event: Equatable {
+        /// CONNACK: 0 = accepted; otherwise the refusal (MQTT 3.1.1 return code or MQTT 5 reason code).
+        case connected(code: Int32)
+        /// The connection ended: 0 = we asked for it.
+        case disconnected(code: Int32)
+        /// A message left for good: QoS 0 written, QoS 1 PUBACK, QoS 2 PUBCOMP. `reason` is the
+        /// MQTT 5 reason code (0 or 0x10 mean accepted; 0x80 and above, refused by the broker).
+        case published(mid: Int32, reason: Int32)
+    }
+
+    private final class Inbox {
+        var events: [Event] = []
+    }
+
+    private static let libraryReady: Bool = { mosquitto_lib_init() == MOSQ_ERR_SUCCESS.rawValue }()
+
+    private let handle: OpaquePointer
+    private let inbox = Inbox()
+    let protocolVersion: Int32
+
+    /// - Throws: `MQTTError` if libmosquitto cannot make a client (out of memory, a bad client id).
+    init(clientId: String, cleanSession: Bool, protocolVersion: Int32) throws {
+        guard Self.libraryReady else { throw MQTTError("libmosquitto failed to initialise") }
+        let box = Unmanaged.passUnretained(inbox).toOpaque()
+        guard let h = mosquitto_new(clientId, cleanSession, box) else {
+            throw MQTTError("cannot create an MQTT client (client id '\(clientId)'): \(String(cString: strerror(errno)))")
+        }
+        handle = h
+        self.protocolVersion = protocolVersion
+        _ = mosquitto_int_option(h, MOSQ_OPT_PROTOCOL_VERSION, protocolVersion)
+        _ = mosquitto_int_option(h, MOSQ_OPT_TCP_NODELAY, 1)
+        mosquitto_connect_callback_set(h) { _, obj, rc in
+            Unmanaged<Inbox>.fromOpaque(obj!).takeUnretainedValue().events.append(.connected(code: rc))
+        }
+        mosquitto_disconnect_callback_set(h) { _, obj, rc in
+            Unmanaged<Inbox>.fromOpaque(obj!).takeUnretainedValue().events.append(.disconnected(code: rc))
+        }
+        mosquitto_publish_v5_callback_set(h) { _, obj, mid, reason, _ in
+            Unmanaged<Inbox>.fromOpaque(obj!).takeUnretainedValue().events.append(.published(mid: mid, reason: reason))
+        }
+    }
+
+    deinit { mosquitto_destroy(handle) }
+
+    func setCredentials(username: String, password: String?) throws {
+        try check(mosquitto_username_pw_set(handle, username, password), "set the username and password")
+    }
+
+    /// TLS with a CA file (the broker's certificate must chain to it) and, optionally, a client
+    /// certificate and key.
+    func setTLS(caFile: String, certFile: String?, keyFile: String?, verifyHostname: Bool) throws {
+        try check(mosquitto_tls_set(handle, caFile, nil, certFile, keyFile, nil), "set up TLS (ca_file \(caFile))")
+        if !verifyHostname { try check(mosquitto_tls_insecure_set(handle, true), "turn off host name verification") }
+    }
+
+    /// The message the broker publishes for us if the connection dies without a DISCONNECT.
+    func setWill(topic: String, payload: [UInt8], qos: Int32, retain: Bool) throws {
+        try check(payload.withUnsafeBytes { mosquitto_will_set(handle, topic, Int32($0.count), $0.baseAddress, qos, retain) },
+                  "set the last will")
+    }
+
+    func setMaxInflight(_ n: Int) {
+        _ = mosquitto_max_inflight_messages_set(handle, UInt32(n))
+    }
+
+    /// Starts a connection without waiting for the broker's answer (a `.connected` event
+    /// follows). The host name is resolved here, blocking.
+    /// - Returns: nil when the attempt started, else why it could not.
+    func connect(host: String, port: Int, keepalive: Int) -> String? {
+        let rc = mosquitto_connect_async(handle, host, Int32(port), Int32(keepalive))
+        return rc == MOSQ_ERR_SUCCESS.rawValue ? nil : Self.describe(rc)
+    }
+
+    /// Runs libmosquitto's network loop once, waiting at most `timeoutMs` for the socket.
+    /// - Returns: nil while connected, else why the connection is gone.
+    func loop(timeoutMs: Int) -> String? {
+        let rc = mosquitto_loop(handle, Int32(timeoutMs), 1)
+        return rc == MOSQ_ERR_SUCCESS.rawValue ? nil : Self.describe(rc)
+    }
+
+    /// Queues one message (libmosquitto copies topic and payload). With MQTT 5, `userProperty`
+    /// travels as a user property (name, value); MQTT 3.1.1 has none and it is not sent.
+    /// - Returns: the message id, or the error code and its text.
+    func publish(topic: String, payload: UnsafeRawBufferPointer, qos: Int32, retain: Bool,
+                 userProperty: (String, String)? = nil) -> Result<Int32, MQTTPublishError> {
+        var mid: Int32 = 0
+        let rc: Int32
+        if let (name, value) = userProperty, protocolVersion == 5 {
+            var properties: OpaquePointer?
+            _ = mosquitto_property_add_string_pair(&properties, Int32(MQTT_PROP_USER_PROPERTY.rawValue), name, value)
+            rc = mosquitto_publish_v5(handle, &mid, topic, Int32(payload.count), payload.baseAddress, qos, retain, properties)
+            mosquitto_property_free_all(&properties)
+        } else {
+            rc = mosquitto_publish(handle, &mid, topic, Int32(payload.count), payload.baseAddress, qos, retain)
+        }
+        if rc == MOSQ_ERR_SUCCESS.rawValue { return .success(mid) }
+        return .failure(MQTTPublishError(code: rc, text: Self.describe(rc)))
+    }
+
+    /// Sends DISCONNECT (the broker then does not publish the will).
+    func disconnect() {
+        _ = mosquitto_disconnect(handle)
+    }
+
+    /// The events since the last call, oldest first.
+    func takeEvents() -> [Event] {
+        defer { inbox.events.removeAll(keepingCapacity: true) }
+        return inbox.events
+    }
+
+    private func check(_ rc: Int32, _ what: String) throws {
+        guard rc == MOSQ_ERR_SUCCESS.rawValue else { throw MQTTError("cannot \(what): \(Self.describe(rc))") }
+    }
+
+    static func describe(_ rc: Int32) -> String {
+        if rc == MOSQ_ERR_ERRNO.rawValue { return String(cString: strerror(errno)) }
+        return String(cString: mosquitto_strerror(rc))
+    }
+
+    /// The text for a CONNACK refusal: MQTT 5 reason codes are 0x80 and above, MQTT 3.1.1 return codes 1–5.
+    static func describeRefusal(_ code: Int32) -> String {
+        code >= 0x80 ? String(cString: mosquitto_reason_string(code)) : String(cString: mosquitto_connack_string(code))
+    }
+}
+
+/// A configuration or setup failure of the MQTT client.
+struct MQTTError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// Why libmosquitto would not queue a message.
+struct MQTTPublishError: Error {
+    var code: Int32
+    var text: String
+    /// The broker's maximum packet size (MQTT 5) or libmosquitto's own limit is smaller than the message.
+    var isOversize: Bool { code == MOSQ_ERR_OVERSIZE_PACKET.rawValue || code == MOSQ_ERR_PAYLOAD_SIZE.rawValue }
+    var isNotConnected: Bool { code == MOSQ_ERR_NO_CONN.rawValue }
+}

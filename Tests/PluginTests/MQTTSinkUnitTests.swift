@@ -1,0 +1,93 @@
+import Foundation
+@testable import LocusMQTT
+import Testing
+
+/// The `mqtt` sink's pure parts: which journal position is safe to save, how topics render,
+/// and which configurations are refused. Its delivery against a real broker is in
+/// EndToEndTests/MQTTSinkTests.
+struct MQTTSinkUnitTests {
+    @Test func thePositionOnlyMovesPastAcknowledgedRecords() {
+        var w = DeliveryWindow(readNext: 10)
+        #expect(w.deliveredThrough == 10)
+        w.sent(mid: 1, index: 10)
+        w.passed(11)                  // another topic: nothing to wait for
+        w.sent(mid: 2, index: 12)
+        w.sent(mid: 3, index: nil)    // a live message: no journal position
+        w.sent(mid: 4, index: 13)
+        #expect(w.inFlight == 4 && w.deliveredThrough == 10)
+        // Out of order: 12 acknowledged before 10 does not move the position.
+        var ok = w.acknowledge(mid: 2)
+        #expect(ok)
+        #expect(w.deliveredThrough == 10)
+        ok = w.acknowledge(mid: 1)
+        #expect(ok)
+        #expect(w.deliveredThrough == 13)
+        // The live message never holds the position back.
+        ok = w.acknowledge(mid: 4)
+        #expect(ok && w.deliveredThrough == 14)
+        ok = w.acknowledge(mid: 4)
+        #expect(!ok, "an id already settled is not awaited")
+        ok = w.acknowledge(mid: 3)
+        #expect(ok && w.inFlight == 0 && w.deliveredThrough == 14)
+        w.jump(to: 20)
+        #expect(w.deliveredThrough == 20)
+    }
+
+    @Test func manyMessagesKeepTheWindowSmall() {
+        var w = DeliveryWindow(readNext: 1)
+        var mid: Int32 = 0
+        for index in UInt64(1)...20_000 {
+            mid = mid % 65535 + 1
+            w.sent(mid: mid, index: index)
+            if index > 50 {
+                let ok = w.acknowledge(mid: Int32((Int(mid) + 65535 - 51) % 65535 + 1))
+                #expect(ok)
+            }
+        }
+        #expect(w.inFlight == 50)
+        #expect(w.deliveredThrough == 19_951)
+    }
+
+    @Test func topicsRenderWithDotsAsLevels() {
+        let t = MQTTTopicTemplate("locus/{device}/{topic}", device: "van7")
+        #expect(t.render(topic: "region.enter.home", producer: "fences") == "locus/van7/region/enter/home")
+        let p = MQTTTopicTemplate("fleet/{producer}/{device}/{topic}/x{", device: "d")
+        #expect(p.render(topic: "a.b", producer: "fences") == "fleet/fences/d/a/b/x{")
+        #expect(MQTTTopicTemplate.problem(inTemplate: "locus/+/{topic}") != nil)
+        #expect(MQTTTopicTemplate.problem(inTemplate: "$SYS/{topic}") != nil)
+        #expect(MQTTTopicTemplate.problem(inTemplate: "locus/{devise}/{topic}") != nil)
+        #expect(MQTTTopicTemplate.problem(inTemplate: "locus/{device}/{topic}") == nil)
+        #expect(MQTTTopicTemplate.problem(inLevel: "van/7") != nil)
+        #expect(MQTTTopicTemplate.problem(inLevel: "van#") != nil)
+        #expect(MQTTTopicTemplate.problem(inLevel: "van-7") == nil)
+        #expect(MQTTTopicTemplate.problem(inLevel: MQTTTopicTemplate.defaultDevice()) == nil)
+    }
+
+    @Test func badConfigurationsAreRefusedAtTheirKey() {
+        #expect(configErrorKey(MQTTSinkConfiguration.self, #"{"device": "a/b"}"#) == "device")
+        #expect(configErrorKey(MQTTSinkConfiguration.self, #"{"topic_template": "x/#"}"#) == "topic_template")
+        #expect(configErrorKey(MQTTSinkConfiguration.self, #"{"password": "p", "password_file": "f"}"#) == "password_file")
+        #expect(configErrorKey(MQTTSinkConfiguration.self, #"{"tls_cert_file": "c.pem", "tls_key_file": "k.pem"}"#) == "tls_ca_file")
+        #expect(configErrorKey(MQTTSinkConfiguration.self, #"{"tls_ca_file": "ca.pem", "tls_cert_file": "c.pem"}"#) == "tls_key_file")
+        #expect(configErrorKey(MQTTSinkConfiguration.self, #"{"qos": 3}"#) == "qos")
+        #expect(configErrorKey(MQTTSinkConfiguration.self, #"{"protocol": "4"}"#) == "protocol")
+        #expect(configErrorKey(MQTTSinkConfiguration.self, #"{"reconnect_min": 5, "reconnect_max": 1}"#) == "reconnect_max")
+        #expect(configErrorKey(MQTTSinkConfiguration.self, #"{"device": "van7", "protocol": "5"}"#) == nil)
+        let tls = try? decodeConfiguration(MQTTSinkConfiguration.self, #"{"tls_ca_file": "ca.pem"}"#)
+        #expect(tls?.effectivePort == 8883)
+    }
+
+    @Test func thePositionFileRoundTripsAndRefusesGarbage() throws {
+        let dir = NSTemporaryDirectory() + "mqtt-pos-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let file = ForwardPositionFile(path: dir + "/up.mqtt-position")
+        #expect(try file.load() == nil)
+        #expect(file.save(12345) == nil)
+        #expect(try file.load() == 12345)
+        let mode = try FileManager.default.attributesOfItem(atPath: file.path)[.posixPermissions] as? Int
+        #expect(mode == 0o600)
+        try "not a number".write(toFile: file.path, atomically: true, encoding: .utf8)
+        #expect(throws: MQTTError.self) { try file.load() }
+    }
+}

@@ -80,8 +80,12 @@ final class MQTTForwarder {
                 let wait = max(0.01, min(0.2, nextAttempt.timeIntervalSince(now)))
                 if inbox.wait(seconds: wait) { journalPending = true }
             } else {
-                if let lost = client.loop(timeoutMs: 20) { linkLost(lost) }
+                let lost = client.loop(timeoutMs: 20)
                 if inbox.takeWake() { journalPending = true }
+                // Events first: a refused CONNACK also ends the loop with an error, which must
+                // not count (or report) the same failed attempt twice.
+                handleEvents()
+                if let lost { linkLost(lost) }
             }
             handleEvents()
             if state == .up { pump() }

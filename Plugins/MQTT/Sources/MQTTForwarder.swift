@@ -30,6 +30,8 @@ final class MQTTForwarder {
     private let template: MQTTTopicTemplate
     private let statusTopic: String?
     private let forwardPrefixes: [String]
+    private var ownTracks: OwnTracksFormat?
+    private let ownTracksBase: String
 
     private var client: MosquittoClient!
     private var window = DeliveryWindow(readNext: 0)
@@ -60,6 +62,11 @@ final class MQTTForwarder {
         let status = settings.configuration.statusTopic
         statusTopic = status.isEmpty ? nil : MQTTTopicTemplate(status, device: settings.device).render(topic: "", producer: "")
         forwardPrefixes = settings.configuration.topics
+        if settings.configuration.format == .owntracks {
+            let tid = settings.configuration.trackerId ?? String(settings.device.prefix(2))
+            ownTracks = OwnTracksFormat(trackerId: tid, unknownAccuracy: settings.configuration.unknownAccuracy)
+        }
+        ownTracksBase = MQTTTopicTemplate(settings.configuration.ownTracksTopic, device: settings.device).render(topic: "", producer: "")
         backoff = settings.configuration.reconnectMin
     }
 
@@ -198,6 +205,8 @@ final class MQTTForwarder {
                 } else {
                     counters.update { $0.acknowledged += 1 }
                 }
+            case .message:
+                break   // the sink subscribes to nothing
             }
         }
     }
@@ -216,10 +225,23 @@ final class MQTTForwarder {
             counters.update { $0.droppedTooLarge += 1 }
             return .skipped
         }
+        if ownTracks != nil {
+            guard let message = ownTracks!.convert(topic: topic, body: body) else {
+                counters.update { $0.notConverted += 1 }
+                return .skipped
+            }
+            return message.json.withUnsafeBytes {
+                publish(on: ownTracksBase + message.topicSuffix, payload: $0, retain: retains(topic), index: index)
+            }
+        }
         let mqttTopic = template.render(topic: topic, producer: EnvelopeOrigin.read(body)?.producer ?? "unknown")
+        return publish(on: mqttTopic, payload: body, retain: retains(topic), index: index)
+    }
+
+    private func publish(on mqttTopic: String, payload: UnsafeRawBufferPointer, retain: Bool, index: UInt64?) -> SendOutcome {
         // The journal index identifies the event for good (seq restarts at 1 with Locus): an
         // MQTT 5 consumer de-duplicates QoS 1's repeats by it.
-        switch client.publish(topic: mqttTopic, payload: body, qos: Int32(configuration.qos), retain: retains(topic),
+        switch client.publish(topic: mqttTopic, payload: payload, qos: Int32(configuration.qos), retain: retain,
                               userProperty: index.map { (MQTTForwarder.journalIndexProperty, String($0)) }) {
         case .success(let mid):
             window.sent(mid: mid, index: index)

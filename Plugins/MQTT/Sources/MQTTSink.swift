@@ -86,34 +86,66 @@ final class ThreadCompletion: @unchecked Sendable {
 }
 
 public enum MQTTPlugin {
-    public static let factory = PluginFactory.sink(
-        "mqtt", summary: "Publishes events to an MQTT broker, from the journal so nothing is lost while the broker is away.",
-        config: MQTTSinkConfiguration.self
-    ) { config, setup in
-        let device = config.device ?? MQTTTopicTemplate.defaultDevice()
-        var password: String?
-        if !config.passwordFile.isEmpty {
-            let path = setup.resolvePath(config.passwordFile)
+    /// One type in both sections: a sink that publishes events to a broker, a source that reads
+    /// positions of many devices from one. Each kind has its own keys; a key of the other kind is
+    /// refused where it is written.
+    public static let factory: PluginFactory = {
+        let sinkKeys = MQTTSinkConfiguration.keys
+        let sourceKeys = MQTTSourceConfiguration.keys
+        var keys = sinkKeys
+        for key in sourceKeys where !keys.contains(where: { $0.name == key.name }) { keys.append(key) }
+        let sinkNames = Set(sinkKeys.map(\.name))
+        let sourceNames = Set(sourceKeys.map(\.name))
+        return PluginFactory(type: "mqtt", kinds: [.sink, .source],
+                             summary: "MQTT: a sink publishing events to a broker from the journal (nothing lost while it is away), or a source of many devices' positions (OwnTracks, other Locus instances).",
+                             keys: keys) { decoder, setup in
+            let own = setup.kind == .source ? sourceNames : sinkNames
+            let given = try decoder.container(keyedBy: AnyConfigKey.self).allKeys.map(\.stringValue)
+            if let other = given.first(where: { !own.contains($0) && !["type", "id", "enabled"].contains($0) }) {
+                throw ConfigValueError(key: other, "'\(other)' is a key of mqtt \(setup.kind == .source ? "sinks" : "sources"), not of an mqtt \(setup.kind.rawValue)")
+            }
+            if setup.kind == .source {
+                return .source(try makeSource(MQTTSourceConfiguration(from: decoder), setup))
+            }
+            return .sink(try makeSink(MQTTSinkConfiguration(from: decoder), setup))
+        }
+    }()
+
+    static func readPassword(inline: String, file: String, setup: PluginSetup) throws -> String? {
+        if !file.isEmpty {
+            let path = setup.resolvePath(file)
             guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
                 throw ConfigValueError(key: "password_file", "cannot read \(path)")
             }
-            password = text.split(separator: "\n", omittingEmptySubsequences: false).first.map(String.init) ?? ""
-        } else if !config.password.isEmpty {
-            password = config.password
+            return text.split(separator: "\n", omittingEmptySubsequences: false).first.map(String.init) ?? ""
         }
+        return inline.isEmpty ? nil : inline
+    }
+
+    static func readableFile(_ path: String, key: String, setup: PluginSetup) throws -> String {
+        guard !path.isEmpty else { return path }
+        let full = setup.resolvePath(path)
+        guard FileManager.default.isReadableFile(atPath: full) else { throw ConfigValueError(key: key, "cannot read \(full)") }
+        return full
+    }
+
+    static func makeSource(_ config: MQTTSourceConfiguration, _ setup: PluginSetup) throws -> MQTTSource {
         var resolved = config
-        for (key, path) in [("tls_ca_file", config.tlsCAFile), ("tls_cert_file", config.tlsCertFile), ("tls_key_file", config.tlsKeyFile)]
-        where !path.isEmpty {
-            let full = setup.resolvePath(path)
-            guard FileManager.default.isReadableFile(atPath: full) else {
-                throw ConfigValueError(key: key, "cannot read \(full)")
-            }
-            switch key {
-            case "tls_ca_file": resolved.tlsCAFile = full
-            case "tls_cert_file": resolved.tlsCertFile = full
-            default: resolved.tlsKeyFile = full
-            }
-        }
+        resolved.tlsCAFile = try readableFile(config.tlsCAFile, key: "tls_ca_file", setup: setup)
+        resolved.tlsCertFile = try readableFile(config.tlsCertFile, key: "tls_cert_file", setup: setup)
+        resolved.tlsKeyFile = try readableFile(config.tlsKeyFile, key: "tls_key_file", setup: setup)
+        let password = try readPassword(inline: config.password, file: config.passwordFile, setup: setup)
+        return MQTTSource(configuration: resolved, clientId: config.clientId ?? "locus-\(MQTTTopicTemplate.defaultDevice())-\(setup.id)",
+                          password: password)
+    }
+
+    static func makeSink(_ config: MQTTSinkConfiguration, _ setup: PluginSetup) throws -> MQTTSink {
+        let device = config.device ?? MQTTTopicTemplate.defaultDevice()
+        let password = try readPassword(inline: config.password, file: config.passwordFile, setup: setup)
+        var resolved = config
+        resolved.tlsCAFile = try readableFile(config.tlsCAFile, key: "tls_ca_file", setup: setup)
+        resolved.tlsCertFile = try readableFile(config.tlsCertFile, key: "tls_cert_file", setup: setup)
+        resolved.tlsKeyFile = try readableFile(config.tlsKeyFile, key: "tls_key_file", setup: setup)
         let settings = MQTTForwarder.Settings(
             configuration: resolved, device: device,
             clientId: config.clientId ?? "locus-\(device)-\(setup.id)", password: password,
@@ -122,4 +154,12 @@ public enum MQTTPlugin {
             startedMs: Int64((Date().timeIntervalSince1970 * 1000).rounded(.down)))
         return MQTTSink(configuration: resolved, settings: settings)
     }
+}
+
+/// Any key of a plugin entry, to list the keys given.
+struct AnyConfigKey: CodingKey {
+    var stringValue: String
+    var intValue: Int? { nil }
+    init(stringValue: String) { self.stringValue = stringValue }
+    init?(intValue: Int) { nil }
 }

@@ -83,6 +83,24 @@ public struct MQTTSinkConfiguration: DeclaredConfiguration {
     @Setting("reconnect_max", "Longest delay between reconnect attempts, seconds.", check: .above(0))
     public var reconnectMax: Double = 30
 
+    @Setting("format", "Message format: locus (the envelope as on the bus) or owntracks (OwnTracks JSON, for Home Assistant and OwnTracks Recorder).")
+    public var format: Format = .locus
+
+    @Setting("owntracks_topic", "With format owntracks: base topic of locations; transitions go to <base>/event. {device} as above.")
+    public var ownTracksTopic: String = "owntracks/locus/{device}"
+
+    @Setting("tracker_id", "With format owntracks: the two-character tid shown on maps.", default: "the device's first two characters")
+    public var trackerId: String? = nil
+
+    @Setting("unknown_accuracy", "With format owntracks: acc (metres) sent for a fix without h_accuracy (consumers drop acc 0 or missing).",
+             check: .within(1...100_000))
+    public var unknownAccuracy: Int = 100
+
+    /// What the sink publishes for each event.
+    public enum Format: String, Sendable, Equatable, CaseIterable, SettingValue {
+        case locus, owntracks
+    }
+
     @Setting("start", "Where a first run (no saved position) starts in the journal: end (only new events) or oldest.")
     public var start: StartPoint = .end
 
@@ -99,7 +117,8 @@ extension MQTTSinkConfiguration {
         if let device, let problem = MQTTTopicTemplate.problem(inLevel: device) {
             throw ConfigValueError(key: "device", "'\(device)' \(problem)")
         }
-        for (key, template) in [("topic_template", topicTemplate), ("status_topic", statusTopic)] where !template.isEmpty {
+        for (key, template) in [("topic_template", topicTemplate), ("status_topic", statusTopic), ("owntracks_topic", ownTracksTopic)]
+        where !template.isEmpty {
             if let problem = MQTTTopicTemplate.problem(inTemplate: template) { throw ConfigValueError(key: key, problem) }
         }
         if !password.isEmpty, !passwordFile.isEmpty {

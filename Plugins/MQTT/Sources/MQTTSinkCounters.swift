@@ -24,6 +24,8 @@ public struct MQTTSinkCounters: ZeroedCounters, Equatable {
     public var droppedRetention = 0
     /// Live messages still queued when the sink stopped with the broker away.
     public var droppedAtShutdown = 0
+    /// Events with no OwnTracks form (format owntracks): not sent, by design, not a loss.
+    public var notConverted = 0
     /// Damaged journal records skipped.
     public var journalDamaged = 0
     public init() {}

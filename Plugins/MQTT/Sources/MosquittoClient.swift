@@ -14,6 +14,8 @@ final class MosquittoClient {
         /// A message left for good: QoS 0 written, QoS 1 PUBACK, QoS 2 PUBCOMP. `reason` is the
         /// MQTT 5 reason code (0 or 0x10 mean accepted; 0x80 and above, refused by the broker).
         case published(mid: Int32, reason: Int32)
+        /// A message on a subscribed topic (payload copied).
+        case message(topic: String, payload: [UInt8], retained: Bool)
     }
 
     private final class Inbox {
@@ -45,6 +47,12 @@ final class MosquittoClient {
         }
         mosquitto_publish_v5_callback_set(h) { _, obj, mid, reason, _ in
             Unmanaged<Inbox>.fromOpaque(obj!).takeUnretainedValue().events.append(.published(mid: mid, reason: reason))
+        }
+        mosquitto_message_callback_set(h) { _, obj, message in
+            guard let m = message?.pointee, let topic = m.topic else { return }
+            let payload = m.payload.map { Array(UnsafeRawBufferPointer(start: $0, count: Int(max(0, m.payloadlen)))) } ?? []
+            Unmanaged<Inbox>.fromOpaque(obj!).takeUnretainedValue().events.append(
+                .message(topic: String(cString: topic), payload: payload, retained: m.retain))
         }
     }
 
@@ -103,6 +111,12 @@ final class MosquittoClient {
         }
         if rc == MOSQ_ERR_SUCCESS.rawValue { return .success(mid) }
         return .failure(MQTTPublishError(code: rc, text: Self.describe(rc)))
+    }
+
+    /// Subscribes to `filter` (a `.message` event follows for each message).
+    func subscribe(_ filter: String, qos: Int32) -> String? {
+        let rc = mosquitto_subscribe(handle, nil, filter, qos)
+        return rc == MOSQ_ERR_SUCCESS.rawValue ? nil : Self.describe(rc)
     }
 
     /// Sends DISCONNECT (the broker then does not publish the will).

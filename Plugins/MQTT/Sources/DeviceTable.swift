@@ -1,0 +1,59 @@
+import Foundation
+
+/// The devices an `mqtt` source has seen: the bus id each topic maps to, and a token bucket per
+/// device so one flooding its topic cannot crowd out the others. Bounded by `maxDevices`.
+struct DeviceTable {
+    private struct Device {
+        var id: String
+        var tokens: Double
+        var refilled: Double
+    }
+
+    let levels: [Int]
+    let maxDevices: Int
+    let maxRate: Double
+    private var devices: [String: Device] = [:]
+
+    init(levels: [Int], maxDevices: Int, maxRate: Double) {
+        self.levels = levels
+        self.maxDevices = maxDevices
+        self.maxRate = maxRate
+    }
+
+    var count: Int { devices.count }
+
+    enum Admission: Equatable { case publish(String), badDevice, tooManyDevices, rateLimited }
+
+    /// Whether a message on `topic` at wall-clock `now` (seconds) may be published, and as which device.
+    mutating func admit(topic: String, now: Double) -> Admission {
+        let parts = topic.split(separator: "/", omittingEmptySubsequences: false)
+        guard levels.allSatisfy({ $0 < parts.count }) else { return .badDevice }
+        let key = levels.map { String(parts[$0]) }.joined(separator: "-")
+        if devices[key] == nil {
+            guard let id = Self.busId(key) else { return .badDevice }
+            guard devices.count < maxDevices else { return .tooManyDevices }
+            devices[key] = Device(id: id, tokens: max(1, maxRate), refilled: now)
+        }
+        guard maxRate > 0 else { return .publish(devices[key]!.id) }
+        var d = devices[key]!
+        // A burst of one second's worth is allowed; then max_rate per second.
+        d.tokens = min(max(1, maxRate), d.tokens + (now - d.refilled) * maxRate)
+        d.refilled = now
+        guard d.tokens >= 1 else { devices[key] = d; return .rateLimited }
+        d.tokens -= 1
+        devices[key] = d
+        return .publish(d.id)
+    }
+
+    /// A topic segment (docs/protocol.md 3.2: a-z 0-9 _ -, at most 64 bytes) for a device key:
+    /// lower-cased, other characters as '-'. Nil when nothing usable is left.
+    static func busId(_ key: String) -> String? {
+        var out = ""
+        for c in key.lowercased().unicodeScalars {
+            let ok = ("a"..."z").contains(c) || ("0"..."9").contains(c) || c == "_" || c == "-"
+            out.unicodeScalars.append(ok ? c : "-")
+        }
+        out = String(out.prefix(64))
+        return out.contains(where: { $0 != "-" && $0 != "_" }) ? out : nil
+    }
+}

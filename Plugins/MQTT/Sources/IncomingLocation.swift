@@ -1,0 +1,99 @@
+import LocusCore
+
+/// A position read from an MQTT message: an OwnTracks `location` (from a phone), or a Locus
+/// `location.update` / `obs.fix` envelope (from another Locus instance's `mqtt` sink).
+struct IncomingLocation: Equatable {
+    var time: EventTime
+    var latitude: Double
+    var longitude: Double
+    var altitude: Double?
+    var horizontalAccuracy: Double?
+    var verticalAccuracy: Double?
+    /// m/s
+    var speed: Double?
+    var course: Double?
+
+    /// Why a message gave no position. `ignored` is a valid message of another kind (an
+    /// OwnTracks transition, card or lwt; a Locus event that is not a location): skipped, not
+    /// an error. The others are malformed messages, counted by reason.
+    enum Problem: String, Error, CaseIterable {
+        case tooLarge = "too_large"
+        case notJSON = "not_json"
+        case ignored
+        case missingField = "missing_field"
+        case wrongType = "wrong_type"
+        case outOfRange = "out_of_range"
+    }
+
+    /// The largest message read; OwnTracks locations are a few hundred bytes.
+    static let maxBytes = 65_536
+
+    /// Reads `bytes` as `format` says. Never traps, whatever the bytes.
+    static func read(_ bytes: UnsafeRawBufferPointer, format: MQTTSourceConfiguration.Format) -> Result<IncomingLocation, Problem> {
+        guard bytes.count <= maxBytes else { return .failure(.tooLarge) }
+        guard bytes.withMemoryRebound(to: UInt8.self, { UTF8Check.firstInvalid($0) == nil }),
+              let json = try? JSONValue.decode(Array(bytes)) else { return .failure(.notJSON) }
+        switch format {
+        case .owntracks: return ownTracks(json)
+        case .locus: return locus(json)
+        }
+    }
+
+    private static func ownTracks(_ m: JSONValue) -> Result<IncomingLocation, Problem> {
+        guard case .object = m else { return .failure(.wrongType) }
+        guard let type = m["_type"] else { return .failure(.missingField) }
+        guard let typeName = type.stringValue else { return .failure(.wrongType) }
+        guard typeName == "location" else { return .failure(.ignored) }
+        guard let latValue = m["lat"], let lonValue = m["lon"], let tstValue = m["tst"] else { return .failure(.missingField) }
+        guard let lat = latValue.doubleValue, let lon = lonValue.doubleValue, let tst = tstValue.doubleValue else { return .failure(.wrongType) }
+        var fields: [Double?] = []
+        for key in ["alt", "acc", "vac", "vel", "cog"] {
+            guard let v = m[key] else { fields.append(nil); continue }
+            guard let d = v.doubleValue else { return .failure(.wrongType) }
+            // Phones and trackers send -1 for "not known" (iOS's invalid accuracy, speed and
+            // course; trackers' acc -1): the field is absent, the position still good.
+            fields.append(key != "alt" && d < 0 ? nil : d)
+        }
+        guard let time = EventTime(checkedSeconds: tst.rounded(.down)), tst >= 0 else { return .failure(.outOfRange) }
+        return checked(IncomingLocation(time: time, latitude: lat, longitude: lon, altitude: fields[0], horizontalAccuracy: fields[1],
+                                        verticalAccuracy: fields[2], speed: fields[3].map { $0 / 3.6 }, course: fields[4]))
+    }
+
+    private static func locus(_ envelope: JSONValue) -> Result<IncomingLocation, Problem> {
+        guard case .object = envelope else { return .failure(.wrongType) }
+        guard let type = envelope["type"]?.stringValue, let timeText = envelope["time"]?.stringValue, let p = envelope["payload"] else {
+            return .failure(.missingField)
+        }
+        guard type == "location.update" || type == "obs.fix" else { return .failure(.ignored) }
+        guard let time = EventTime(iso8601: timeText) else { return .failure(.wrongType) }
+        guard case .object = p else { return .failure(.wrongType) }
+        // An obs.fix without a position (mode none) is a valid report of no fix: nothing to forward.
+        guard let latValue = p["lat"], let lonValue = p["lon"] else { return type == "obs.fix" ? .failure(.ignored) : .failure(.missingField) }
+        guard let lat = latValue.doubleValue, let lon = lonValue.doubleValue else { return .failure(.wrongType) }
+        var fields: [Double?] = []
+        for key in ["alt_msl", "h_accuracy", "v_accuracy", "speed", "course"] {
+            guard let v = p[key] else { fields.append(nil); continue }
+            guard let d = v.doubleValue else { return .failure(.wrongType) }
+            fields.append(d)
+        }
+        return checked(IncomingLocation(time: time, latitude: lat, longitude: lon, altitude: fields[0], horizontalAccuracy: fields[1],
+                                        verticalAccuracy: fields[2], speed: fields[3], course: fields[4]))
+    }
+
+    /// Ranges the bus's `obs.fix` schema allows (docs/protocol.md 5.1); anything else is refused
+    /// here rather than by the hub.
+    private static func checked(_ l: IncomingLocation) -> Result<IncomingLocation, Problem> {
+        func ok(_ v: Double?, _ range: ClosedRange<Double>) -> Bool { v.map { $0.isFinite && range.contains($0) } ?? true }
+        guard ok(l.latitude, -90...90), ok(l.longitude, -180...180), ok(l.altitude, -100_000...1_000_000),
+              ok(l.horizontalAccuracy, 0...1e7), ok(l.verticalAccuracy, 0...1e7), ok(l.speed, 0...1e5),
+              ok(l.course, 0...360), l.time.milliseconds > 0 else { return .failure(.outOfRange) }
+        return .success(l)
+    }
+
+    /// The `obs.fix` this location is published as.
+    func fix(source: String) -> Fix {
+        Fix(source: source, mode: altitude == nil ? .twoD : .threeD, latitude: latitude, longitude: longitude,
+            altitudeMSL: altitude, speed: speed, course: course.map { $0 >= 360 ? 0 : $0 },
+            horizontalAccuracy: horizontalAccuracy, verticalAccuracy: verticalAccuracy)
+    }
+}

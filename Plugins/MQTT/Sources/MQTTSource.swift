@@ -1,0 +1,162 @@
+import Foundation
+import LocusCore
+import Logging
+
+/// Positions of many devices from an MQTT broker — OwnTracks phones (`owntracks/+/+`) or other
+/// Locus instances' `mqtt` sinks — published as `obs.fix.<device>` with the message's own time
+/// as event time, for per-device services on a server. Malformed messages are counted by
+/// reason and skipped; the source keeps running.
+public struct MQTTSource: SourcePlugin, ReportsCounters {
+    public let configuration: MQTTSourceConfiguration
+    public let statistics = SourceCounters<MQTTSourceCounters>()
+    let clientId: String
+    let password: String?
+
+    public var produces: [String] { ["obs.fix."] }
+
+    public var reportedCounters: [String: UInt64] { statistics.counterValues }
+
+    public func run(context: PluginContext) async throws {
+        let stop = StopSignal()
+        let done = ThreadCompletion()
+        let reader = MQTTSourceThread(configuration: configuration, clientId: clientId, password: password,
+                                      counters: statistics, context: context, stop: stop)
+        let thread = Thread {
+            do { try reader.run(); done.finish(nil) } catch { done.finish(error) }
+        }
+        thread.name = "locus-mqtt-in"
+        thread.start()
+        try await withTaskCancellationHandler {
+            try await done.wait()
+        } onCancel: {
+            stop.set()
+        }
+    }
+}
+
+/// Set once, read from the source's thread.
+final class StopSignal: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = false
+    func set() { lock.withLock { value = true } }
+    var isSet: Bool { lock.withLock { value } }
+}
+
+/// The `mqtt` source's thread: owns the libmosquitto client, (re)connects with backoff,
+/// subscribes on each connection and turns messages into fixes.
+final class MQTTSourceThread {
+    private let configuration: MQTTSourceConfiguration
+    private let clientId: String
+    private let password: String?
+    private let counters: SourceCounters<MQTTSourceCounters>
+    private let context: PluginContext
+    private let stop: StopSignal
+    private var devices: DeviceTable
+    private var backoff: Double
+    private var reportedDown: String?
+
+    init(configuration: MQTTSourceConfiguration, clientId: String, password: String?, counters: SourceCounters<MQTTSourceCounters>,
+         context: PluginContext, stop: StopSignal) {
+        self.configuration = configuration
+        self.clientId = clientId
+        self.password = password
+        self.counters = counters
+        self.context = context
+        self.stop = stop
+        devices = DeviceTable(levels: configuration.deviceLevels, maxDevices: configuration.maxDevices, maxRate: configuration.maxRate)
+        backoff = configuration.reconnectMin
+    }
+
+    private var endpointText: String { "\(configuration.host):\(configuration.effectivePort)" }
+
+    func run() throws {
+        let client = try MosquittoClient(clientId: clientId, cleanSession: true,
+                                         protocolVersion: configuration.protocolVersion == .v5 ? 5 : 4)
+        if !configuration.username.isEmpty { try client.setCredentials(username: configuration.username, password: password) }
+        if !configuration.tlsCAFile.isEmpty {
+            try client.setTLS(caFile: configuration.tlsCAFile, certFile: configuration.tlsCertFile.isEmpty ? nil : configuration.tlsCertFile,
+                              keyFile: configuration.tlsKeyFile.isEmpty ? nil : configuration.tlsKeyFile,
+                              verifyHostname: configuration.tlsVerifyHostname)
+        }
+        var up = false
+        var connecting = false
+        var nextAttempt = Date()
+        func down(_ reason: String, failedAttempt: Bool) {
+            if failedAttempt { counters.update { $0.connectFailures += 1 } } else if up { counters.update { $0.disconnects += 1 } }
+            up = false
+            connecting = false
+            nextAttempt = Date().addingTimeInterval(backoff)
+            if reportedDown != reason {
+                context.logger.warning("MQTT broker unreachable or connection lost; retrying", metadata: [
+                    "broker": "\(endpointText)", "reason": "\(reason)", "retry_in": "\(backoff)"])
+                context.reportStatus(.disconnected, reason: reason)
+                reportedDown = reason
+            }
+            backoff = min(backoff * 2, configuration.reconnectMax)
+        }
+        while !stop.isSet {
+            if !up && !connecting {
+                if Date() < nextAttempt { Thread.sleep(forTimeInterval: 0.05); continue }
+                if let failure = client.connect(host: configuration.host, port: configuration.effectivePort, keepalive: configuration.keepalive) {
+                    down(failure, failedAttempt: true)
+                    continue
+                }
+                connecting = true
+            }
+            let lost = client.loop(timeoutMs: 50)
+            var refused = false
+            for event in client.takeEvents() {
+                switch event {
+                case .connected(let code) where code == 0:
+                    up = true
+                    connecting = false
+                    backoff = configuration.reconnectMin
+                    reportedDown = nil
+                    counters.update { $0.connects += 1 }
+                    for filter in configuration.subscriptionFilters {
+                        if let failure = client.subscribe(filter, qos: Int32(configuration.qos)) {
+                            context.logger.error("cannot subscribe", metadata: ["filter": "\(filter)", "reason": "\(failure)"])
+                        }
+                    }
+                    context.logger.info("connected to the MQTT broker", metadata: [
+                        "broker": "\(endpointText)", "subscribe": "\(configuration.subscriptionFilters.joined(separator: " "))"])
+                    context.reportStatus(.connected, reason: nil)
+                case .connected(let code):
+                    let why = "the broker refused the connection: \(MosquittoClient.describeRefusal(code))"
+                    if reportedDown != why {
+                        context.logger.error("MQTT broker refused the connection; check username, password, client id and TLS settings",
+                                             metadata: ["broker": "\(endpointText)", "reason": "\(MosquittoClient.describeRefusal(code))"])
+                    }
+                    client.disconnect()
+                    down(why, failedAttempt: true)
+                    refused = true
+                case .message(let topic, let payload, _):
+                    handle(topic: topic, payload: payload)
+                case .disconnected, .published:
+                    break
+                }
+            }
+            if let lost, !refused, up || connecting { down(lost, failedAttempt: !up) }
+        }
+        if up { client.disconnect(); _ = client.loop(timeoutMs: 10) }
+    }
+
+    private func handle(topic: String, payload: [UInt8]) {
+        counters.update { $0.messages += 1 }
+        let device: String
+        switch devices.admit(topic: topic, now: Date().timeIntervalSince1970) {
+        case .publish(let id): device = id
+        case .badDevice: counters.update { $0.droppedBadDevice += 1 }; return
+        case .tooManyDevices: counters.update { $0.droppedTooManyDevices += 1 }; return
+        case .rateLimited: counters.update { $0.droppedRateLimit += 1 }; return
+        }
+        switch payload.withUnsafeBytes({ IncomingLocation.read($0, format: configuration.format) }) {
+        case .success(let location):
+            context.publish(location.fix(source: device), topic: "obs.fix.\(device)", time: location.time)
+            let known = devices.count
+            counters.update { $0.fixesPublished += 1; $0.devices = known }
+        case .failure(let problem):
+            counters.update { $0.count(problem) }
+        }
+    }
+}

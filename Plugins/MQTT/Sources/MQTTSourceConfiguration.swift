@@ -1,0 +1,103 @@
+import LocusCore
+
+/// Options of the `mqtt` source: positions of many devices from a broker.
+public struct MQTTSourceConfiguration: DeclaredConfiguration {
+    /// How messages are read.
+    public enum Format: String, Sendable, Equatable, CaseIterable, SettingValue {
+        /// OwnTracks JSON (`_type: location`), from phones.
+        case owntracks
+        /// Locus envelopes (`location.update`, `obs.fix`), from other Locus instances' `mqtt` sinks.
+        case locus
+    }
+
+    @Setting("host", "Broker host name or address.")
+    public var host: String = "127.0.0.1"
+
+    @Setting("port", "Broker port; 0 = 1883, or 8883 with TLS.", check: .within(0...65535))
+    public var port: Int = 0
+
+    @Setting("subscribe", "MQTT topic filters to subscribe to.")
+    public var subscribe: [String] = ["owntracks/+/+"]
+
+    @Setting("format", "Message format: owntracks (phones) or locus (other Locus instances' envelopes).")
+    public var format: Format = .owntracks
+
+    @Setting("device_levels", "Topic levels (0 = first) whose values, joined by '-', name the device: owntracks/<user>/<device> → [1, 2].")
+    public var deviceLevels: [Int] = [1, 2]
+
+    @Setting("share_group", "MQTT 5 shared subscription group: servers with the same group split the devices ($share/<group>/…). Empty = none.")
+    public var shareGroup: String = ""
+
+    @Setting("qos", "MQTT quality of service of the subscriptions.", check: .within(0...2))
+    public var qos: Int = 1
+
+    @Setting("max_devices", "Devices tracked at most; fixes of further devices are dropped and counted.", check: .atLeast(1))
+    public var maxDevices: Int = 100_000
+
+    @Setting("max_rate", "Fixes per second per device at most (a device flooding its topic); 0 = no limit.", check: .atLeast(0))
+    public var maxRate: Double = 10
+
+    @Setting("protocol", "MQTT protocol version: 3.1.1 or 5 (5 for share_group).")
+    public var protocolVersion: MQTTSinkConfiguration.ProtocolVersion = .v311
+
+    @Setting("client_id", "MQTT client id; must be unique on the broker.", default: "locus-<host name>-<id>")
+    public var clientId: String? = nil
+
+    @Setting("username", "User name for the broker; empty = none.")
+    public var username: String = ""
+
+    @Setting("password", "Password for the broker (prefer password_file).")
+    public var password: String = ""
+
+    @Setting("password_file", "File holding the password (first line); relative to the config file.")
+    public var passwordFile: String = ""
+
+    @Setting("tls_ca_file", "CA certificate file (PEM): turns TLS on.")
+    public var tlsCAFile: String = ""
+
+    @Setting("tls_cert_file", "Client certificate (PEM).")
+    public var tlsCertFile: String = ""
+
+    @Setting("tls_key_file", "Client certificate's private key (PEM).")
+    public var tlsKeyFile: String = ""
+
+    @Setting("tls_verify_hostname", "Check that the broker's certificate names the host connected to.")
+    public var tlsVerifyHostname: Bool = true
+
+    @Setting("keepalive", "Seconds between keepalive pings.", check: .within(5...65535))
+    public var keepalive: Int = 60
+
+    @Setting("reconnect_min", "First delay before reconnecting, seconds; doubles up to reconnect_max.", check: .above(0))
+    public var reconnectMin: Double = 0.5
+
+    @Setting("reconnect_max", "Longest delay between reconnect attempts, seconds.", check: .above(0))
+    public var reconnectMax: Double = 30
+
+    public init() {}
+
+    public func validate() throws {
+        if subscribe.isEmpty { throw ConfigValueError(key: "subscribe", "needs at least one topic filter") }
+        for filter in subscribe where filter.isEmpty || filter.hasPrefix("$share/") {
+            throw ConfigValueError(key: "subscribe", "'\(filter)': give a plain topic filter (use share_group for shared subscriptions)")
+        }
+        if deviceLevels.isEmpty || deviceLevels.contains(where: { $0 < 0 || $0 > 31 }) {
+            throw ConfigValueError(key: "device_levels", "needs one or more topic levels between 0 and 31")
+        }
+        if !shareGroup.isEmpty {
+            if let problem = MQTTTopicTemplate.problem(inLevel: shareGroup) { throw ConfigValueError(key: "share_group", "'\(shareGroup)' \(problem)") }
+            if protocolVersion != .v5 { throw ConfigValueError(key: "share_group", "shared subscriptions need protocol: \"5\"") }
+        }
+        if !password.isEmpty, !passwordFile.isEmpty { throw ConfigValueError(key: "password_file", "give password or password_file, not both") }
+        if tlsCertFile.isEmpty != tlsKeyFile.isEmpty {
+            throw ConfigValueError(key: tlsCertFile.isEmpty ? "tls_cert_file" : "tls_key_file", "tls_cert_file and tls_key_file go together")
+        }
+        if reconnectMax < reconnectMin {
+            throw ConfigValueError(key: "reconnect_max", "must be at least reconnect_min (\(reconnectMin)), found \(reconnectMax)")
+        }
+    }
+
+    var effectivePort: Int { port != 0 ? port : (tlsCAFile.isEmpty ? 1883 : 8883) }
+
+    /// The filters as subscribed: with a share group, `$share/<group>/<filter>`.
+    var subscriptionFilters: [String] { subscribe.map { shareGroup.isEmpty ? $0 : "$share/\(shareGroup)/\($0)" } }
+}

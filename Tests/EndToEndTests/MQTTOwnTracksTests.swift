@@ -1,0 +1,55 @@
+import Foundation
+import LocusStore
+import Testing
+
+/// Issue 16, item 2: the `mqtt` sink's `format: owntracks` against a real Mosquitto, each
+/// message checked against OwnTracks' own JSON Schema and the rules its consumers rely on.
+@Suite(.serialized) struct MQTTOwnTracksTests {
+    @Test func locationsAndTransitionsAreValidOwnTracksMessages() async throws {
+        let dir = E2E.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let broker = try MQTTBroker(directory: dir + "/broker")
+        try await broker.start()
+        let ready = dir + "/ready"
+        let collector = try ChildProcess(E2E.python, [E2E.script("mqtt_collect.py"), "--port", "\(broker.port)", "--topic", "owntracks/#",
+                                                      "--out", dir + "/got.jsonl", "--ready-file", ready, "--max-wait", "60"], directory: dir)
+        defer { collector.kill9() }
+        #expect(await waitUntil(timeout: 10) { FileManager.default.fileExists(atPath: ready) }, "\(collector.stderr)")
+        try """
+        hub:
+          state_directory: \(dir)/state
+        sources:
+          - {type: replay, id: walk, file: \(E2E.repoRoot)/data/recordings/cerknica-walk.jsonl, speed: 600}
+        services:
+          - {type: standard, id: here, distance_filter: 0}
+          - type: region
+            id: fences
+            persist: false
+            regions:
+              - {id: car-park, center: {lat: 45.7702, lon: 14.3564}, radius: 150, properties: {name: "Lakeside car park"}}
+              - {id: lake-path, center: {lat: 45.7725, lon: 14.3577}, radius: 60}
+        sinks:
+          - {type: mqtt, id: ot, port: \(broker.port), device: phone1, format: owntracks, owntracks_topic: "owntracks/ana/{device}"}
+        """.write(toFile: dir + "/config.yaml", atomically: true, encoding: .utf8)
+        let locus = try ChildProcess(E2E.binary, ["run", dir + "/config.yaml"], directory: dir, environment: ["LOCUS_RUNTIME_DIR": dir])
+        defer { locus.kill9() }
+        #expect(await waitUntil(timeout: 30) { locus.stderr.contains("plugin=walk reason=finished") }, "\(locus.stderr)")
+        var updates = 0, transitions = 0
+        _ = JournalReader(directory: dir + "/state/journal").read(from: .oldest) { e in
+            let topic = String(decoding: e.topic, as: UTF8.self)
+            if topic.hasPrefix("location.update.") { updates += 1 }
+            if topic.hasPrefix("region.enter.") || topic.hasPrefix("region.exit.") { transitions += 1 }
+            return true
+        }
+        #expect(await waitUntil(timeout: 15) { CollectedMQTTMessage.read(dir + "/got.jsonl").count >= updates + transitions })
+        let check = try await runToEnd(E2E.python, [E2E.script("validate_owntracks.py"), dir + "/got.jsonl",
+                                                    E2E.fixture("owntracks/message.schema.json")], directory: dir)
+        #expect(check.status == 0, "\(check.stdout) \(check.stderr)")
+        let summary = try JSONSerialization.jsonObject(with: Data(check.stdout.utf8)) as? [String: Any] ?? [:]
+        #expect(summary["location"] as? Int == updates && updates > 200, "\(summary) updates \(updates)")
+        #expect(summary["transition"] as? Int == transitions && transitions >= 2, "\(summary) transitions \(transitions)")
+        let got = CollectedMQTTMessage.read(dir + "/got.jsonl")
+        #expect(got.contains { $0.topic == "owntracks/ana/phone1/event" && $0.payload.contains("\"desc\":\"Lakeside car park\"") })
+        #expect(got.contains { $0.topic == "owntracks/ana/phone1/event" && $0.payload.contains("\"desc\":\"lake-path\"") })
+    }
+}

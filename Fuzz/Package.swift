@@ -4,7 +4,7 @@ import PackageDescription
 /// libFuzzer targets for Locus's readers of outside bytes: the NMEA 0183 decoder and the
 /// recording readers (GPX, gpsd JSON, Locus recordings), the journal's record reader, the catch-up socket's request parser,
 /// control requests (with the region service's commands), envelopes and payloads at the hub (and their precision
-/// reduction), and CURVE certificate files. A package of its own because the
+/// reduction), CURVE certificate files, and MQTT messages (the mqtt source's reader, the sink's OwnTracks form). A package of its own because the
 /// executables only link with `-sanitize=fuzzer` (which brings libFuzzer's runtime), so the root
 /// package's plain `swift build` must not see them. Build and run with `Fuzz/run-fuzz.sh`; see
 /// README.md.
@@ -23,6 +23,7 @@ let package = Package(
         .executable(name: "locus-control-fuzz", targets: ["LocusControlFuzz"]),
         .executable(name: "locus-envelope-fuzz", targets: ["LocusEnvelopeFuzz"]),
         .executable(name: "locus-certificate-fuzz", targets: ["LocusCertificateFuzz"]),
+        .executable(name: "locus-mqtt-fuzz", targets: ["LocusMQTTFuzz"]),
     ] + readers.map { .executable(name: $0.product, targets: [$0.target]) },
     dependencies: [
         .package(name: "Locus", path: ".."),
@@ -53,6 +54,11 @@ let package = Package(
         .executableTarget(
             name: "LocusEnvelopeFuzz",
             dependencies: ["CLibFuzzer", .product(name: "LocusBus", package: "Locus"), .product(name: "LocusCore", package: "Locus")]
+        ),
+        .executableTarget(
+            name: "LocusMQTTFuzz",
+            // LocusDaemon brings every built-in plugin, the mqtt one among them.
+            dependencies: ["CLibFuzzer", .product(name: "LocusDaemon", package: "Locus"), .product(name: "LocusCore", package: "Locus")]
         ),
         .executableTarget(
             name: "LocusCertificateFuzz",

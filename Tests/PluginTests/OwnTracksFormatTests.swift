@@ -56,5 +56,13 @@ struct OwnTracksFormatTests {
         #expect(convert(&f, #"{"type":"region.dwell","version":1,"producer":"fences","seq":3,"time":"2005-05-01T10:15:02.000Z","payload":{"region":"office"}}"#) == nil)
         #expect(convert(&f, #"{"type":"visit.arrival","version":1,"producer":"v","seq":1,"time":"2005-05-01T10:15:02.000Z","payload":{}}"#) == nil)
         #expect(convert(&f, "not json") == nil)
+        // Found by the mqtt fuzz target: an outside publisher's location with a longitude out of
+        // range became an OwnTracks message no consumer accepts; huge numbers would trap in Int(_:).
+        #expect(convert(&f, #"{"type":"location.update","version":1,"producer":"x","seq":1,"time":"2010-08-05T14:23:59.250Z","payload":{"lat":45.7,"lon":149357659249}}"#) == nil)
+        let huge = convert(&f, #"{"type":"location.update","version":1,"producer":"x","seq":1,"time":"2010-08-05T14:23:59.250Z","payload":{"lat":45.7,"lon":14.3,"alt_msl":1e300,"speed":-3,"h_accuracy":1e300}}"#)
+        #expect(convert(&f, #"{"type":"location.update","version":1,"producer":"x","seq":1,"time":"1005-08-05T14:23:59.250Z","payload":{"lat":45.7,"lon":14.3}}"#) == nil)
+        let high = convert(&f, #"{"type":"location.update","version":1,"producer":"x","seq":1,"time":"2010-08-05T14:23:59.250Z","payload":{"lat":45.7,"lon":14.3,"alt_msl":5477777.7}}"#)
+        #expect(high != nil && high?["alt"] == nil)
+        #expect(huge?["alt"] == nil && huge?["vel"] == nil && huge?["acc"] as? Int == 100)
     }
 }

@@ -2,21 +2,21 @@ import LocusCore
 
 /// A position read from an MQTT message: an OwnTracks `location` (from a phone), or a Locus
 /// `location.update` / `obs.fix` envelope (from another Locus instance's `mqtt` sink).
-struct IncomingLocation: Equatable {
-    var time: EventTime
-    var latitude: Double
-    var longitude: Double
-    var altitude: Double?
-    var horizontalAccuracy: Double?
-    var verticalAccuracy: Double?
+public struct IncomingLocation: Equatable, Sendable {
+    public var time: EventTime
+    public var latitude: Double
+    public var longitude: Double
+    public var altitude: Double?
+    public var horizontalAccuracy: Double?
+    public var verticalAccuracy: Double?
     /// m/s
-    var speed: Double?
-    var course: Double?
+    public var speed: Double?
+    public var course: Double?
 
     /// Why a message gave no position. `ignored` is a valid message of another kind (an
     /// OwnTracks transition, card or lwt; a Locus event that is not a location): skipped, not
     /// an error. The others are malformed messages, counted by reason.
-    enum Problem: String, Error, CaseIterable {
+    public enum Problem: String, Error, CaseIterable, Sendable {
         case tooLarge = "too_large"
         case notJSON = "not_json"
         case ignored
@@ -25,11 +25,17 @@ struct IncomingLocation: Equatable {
         case outOfRange = "out_of_range"
     }
 
+    /// Ranges a position's fields must be in (the sink's OwnTracks form writes only these, so
+    /// what one Locus sends another reads).
+    static let altitudeRange: ClosedRange<Double> = -100_000...1_000_000
+    static let accuracyRange: ClosedRange<Double> = 0...1e7
+    static let speedRange: ClosedRange<Double> = 0...1e5
+
     /// The largest message read; OwnTracks locations are a few hundred bytes.
-    static let maxBytes = 65_536
+    public static let maxBytes = 65_536
 
     /// Reads `bytes` as `format` says. Never traps, whatever the bytes.
-    static func read(_ bytes: UnsafeRawBufferPointer, format: MQTTSourceConfiguration.Format) -> Result<IncomingLocation, Problem> {
+    public static func read(_ bytes: UnsafeRawBufferPointer, format: MQTTSourceConfiguration.Format) -> Result<IncomingLocation, Problem> {
         guard bytes.count <= maxBytes else { return .failure(.tooLarge) }
         guard bytes.withMemoryRebound(to: UInt8.self, { UTF8Check.firstInvalid($0) == nil }),
               let json = try? JSONValue.decode(Array(bytes)) else { return .failure(.notJSON) }
@@ -84,14 +90,14 @@ struct IncomingLocation: Equatable {
     /// here rather than by the hub.
     private static func checked(_ l: IncomingLocation) -> Result<IncomingLocation, Problem> {
         func ok(_ v: Double?, _ range: ClosedRange<Double>) -> Bool { v.map { $0.isFinite && range.contains($0) } ?? true }
-        guard ok(l.latitude, -90...90), ok(l.longitude, -180...180), ok(l.altitude, -100_000...1_000_000),
-              ok(l.horizontalAccuracy, 0...1e7), ok(l.verticalAccuracy, 0...1e7), ok(l.speed, 0...1e5),
+        guard ok(l.latitude, -90...90), ok(l.longitude, -180...180), ok(l.altitude, altitudeRange),
+              ok(l.horizontalAccuracy, accuracyRange), ok(l.verticalAccuracy, accuracyRange), ok(l.speed, speedRange),
               ok(l.course, 0...360), l.time.milliseconds > 0 else { return .failure(.outOfRange) }
         return .success(l)
     }
 
     /// The `obs.fix` this location is published as.
-    func fix(source: String) -> Fix {
+    public func fix(source: String) -> Fix {
         Fix(source: source, mode: altitude == nil ? .twoD : .threeD, latitude: latitude, longitude: longitude,
             altitudeMSL: altitude, speed: speed, course: course.map { $0 >= 360 ? 0 : $0 },
             horizontalAccuracy: horizontalAccuracy, verticalAccuracy: verticalAccuracy)

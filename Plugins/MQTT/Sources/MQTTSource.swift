@@ -143,20 +143,20 @@ final class MQTTSourceThread {
 
     private func handle(topic: String, payload: [UInt8]) {
         counters.update { $0.messages += 1 }
-        let device: String
-        switch devices.admit(topic: topic, now: Date().timeIntervalSince1970) {
-        case .publish(let id): device = id
-        case .badDevice: counters.update { $0.droppedBadDevice += 1 }; return
-        case .tooManyDevices: counters.update { $0.droppedTooManyDevices += 1 }; return
-        case .rateLimited: counters.update { $0.droppedRateLimit += 1 }; return
-        }
+        // Read first: the limits apply to positions, and garbage is counted as what it is.
+        let location: IncomingLocation
         switch payload.withUnsafeBytes({ IncomingLocation.read($0, format: configuration.format) }) {
-        case .success(let location):
+        case .success(let l): location = l
+        case .failure(let problem): counters.update { $0.count(problem) }; return
+        }
+        switch devices.admit(topic: topic, now: Date().timeIntervalSince1970) {
+        case .publish(let device):
             context.publish(location.fix(source: device), topic: "obs.fix.\(device)", time: location.time)
             let known = devices.count
             counters.update { $0.fixesPublished += 1; $0.devices = known }
-        case .failure(let problem):
-            counters.update { $0.count(problem) }
+        case .badDevice: counters.update { $0.droppedBadDevice += 1 }
+        case .tooManyDevices: counters.update { $0.droppedTooManyDevices += 1 }
+        case .rateLimited: counters.update { $0.droppedRateLimit += 1 }
         }
     }
 }

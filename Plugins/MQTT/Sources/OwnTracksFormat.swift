@@ -12,11 +12,11 @@ import LocusCore
 /// matches a transition to its zones by `desc`, so both are always sent: `acc` is at least 1
 /// (`unknown_accuracy` when the fix had none) and `desc` is the region's `name` property, or its id.
 /// Other events have no OwnTracks form and are not sent (counted as `not_converted`).
-struct OwnTracksFormat {
-    struct Message: Equatable {
+public struct OwnTracksFormat {
+    public struct Message: Equatable {
         /// Appended to the base topic: "" for locations, "/event" for transitions.
-        var topicSuffix: String
-        var json: [UInt8]
+        public var topicSuffix: String
+        public var json: [UInt8]
     }
 
     let trackerId: String
@@ -24,15 +24,17 @@ struct OwnTracksFormat {
     /// The last location sent: a beacon transition has no position of its own and takes it.
     private(set) var lastPosition: (lat: Double, lon: Double, acc: Int)?
 
-    init(trackerId: String, unknownAccuracy: Int) {
+    public init(trackerId: String, unknownAccuracy: Int) {
         self.trackerId = trackerId
         self.unknownAccuracy = unknownAccuracy
     }
 
     /// The OwnTracks message for one Locus event, or nil if it has none.
-    mutating func convert(topic: String, body: UnsafeRawBufferPointer) -> Message? {
+    public mutating func convert(topic: String, body: UnsafeRawBufferPointer) -> Message? {
+        // OwnTracks times are epoch seconds: an event before 1970 has none.
         guard let envelope = try? JSONValue.decode(Array(body)), let type = envelope["type"]?.stringValue,
-              let payload = envelope["payload"], let time = envelope["time"]?.stringValue.flatMap(EventTime.init(iso8601:)) else {
+              let payload = envelope["payload"], let time = envelope["time"]?.stringValue.flatMap(EventTime.init(iso8601:)),
+              time.milliseconds >= 1000 else {
             return nil
         }
         switch type {
@@ -44,14 +46,25 @@ struct OwnTracksFormat {
     }
 
     private func accuracy(_ value: Double?) -> Int {
-        guard let value, value.isFinite else { return max(1, unknownAccuracy) }
-        return max(1, Int(value.rounded()))
+        guard let value, IncomingLocation.accuracyRange.contains(value), let n = Self.integer(value) else { return max(1, unknownAccuracy) }
+        return max(1, n)
+    }
+
+    /// `value` rounded, if it is a number an OwnTracks consumer can take (Int(_:) would trap on
+    /// an infinite or huge one, which an outside publisher's event may carry).
+    static func integer(_ value: Double) -> Int? {
+        guard value.isFinite, abs(value) < 1e12 else { return nil }
+        return Int(value.rounded())
+    }
+
+    static func validPosition(_ lat: Double, _ lon: Double) -> Bool {
+        lat.isFinite && lon.isFinite && (-90...90).contains(lat) && (-180...180).contains(lon)
     }
 
     private static func epochSeconds(_ t: EventTime) -> Int { Int((Double(t.milliseconds) / 1000).rounded(.down)) }
 
     private mutating func location(_ p: JSONValue, time: EventTime) -> Message? {
-        guard let lat = p["lat"]?.doubleValue, let lon = p["lon"]?.doubleValue else { return nil }
+        guard let lat = p["lat"]?.doubleValue, let lon = p["lon"]?.doubleValue, Self.validPosition(lat, lon) else { return nil }
         let acc = accuracy(p["h_accuracy"]?.doubleValue)
         lastPosition = (lat, lon, acc)
         var w = JSONWriter(capacity: 192)
@@ -60,10 +73,17 @@ struct OwnTracksFormat {
         w.key("lat"); w.double(lat, fractionDigits: 7)
         w.key("lon"); w.double(lon, fractionDigits: 7)
         w.key("acc"); w.int(acc)
-        if let alt = p["alt_msl"]?.doubleValue, alt.isFinite { w.key("alt"); w.int(Int(alt.rounded())) }
-        if let vac = p["v_accuracy"]?.doubleValue, vac.isFinite { w.key("vac"); w.int(Int(vac.rounded())) }
-        if let speed = p["speed"]?.doubleValue, speed.isFinite { w.key("vel"); w.int(Int((speed * 3.6).rounded())) }
-        if let course = p["course"]?.doubleValue, course.isFinite { w.key("cog"); w.int(Int(course.rounded()) % 360) }
+        // Only values a reader accepts (IncomingLocation's ranges); others are left out.
+        if let alt = p["alt_msl"]?.doubleValue, IncomingLocation.altitudeRange.contains(alt), let n = Self.integer(alt) {
+            w.key("alt"); w.int(n)
+        }
+        if let vac = p["v_accuracy"]?.doubleValue, IncomingLocation.accuracyRange.contains(vac), let n = Self.integer(vac) {
+            w.key("vac"); w.int(n)
+        }
+        if let speed = p["speed"]?.doubleValue, IncomingLocation.speedRange.contains(speed), let n = Self.integer(speed * 3.6) {
+            w.key("vel"); w.int(n)
+        }
+        if let cog = p["course"]?.doubleValue.flatMap(Self.integer), cog >= 0 { w.key("cog"); w.int(cog % 360) }
         w.key("tst"); w.int(Self.epochSeconds(time))
         w.key("tid"); w.string(trackerId)
         // The report's trigger: "p" a ping (a regular update). Locus does not say which app
@@ -74,8 +94,10 @@ struct OwnTracksFormat {
     }
 
     private func regionTransition(_ p: JSONValue, enter: Bool, time: EventTime) -> Message? {
-        guard let region = p["region"]?.stringValue, let lat = p["lat"]?.doubleValue, let lon = p["lon"]?.doubleValue else { return nil }
-        let fixTime = p["fix_time"]?.stringValue.flatMap(EventTime.init(iso8601:)) ?? time
+        guard let region = p["region"]?.stringValue, let lat = p["lat"]?.doubleValue, let lon = p["lon"]?.doubleValue,
+              Self.validPosition(lat, lon) else { return nil }
+        var fixTime = p["fix_time"]?.stringValue.flatMap(EventTime.init(iso8601:)) ?? time
+        if fixTime.milliseconds < 1000 { fixTime = time }
         let name = p["properties"]?["name"]?.stringValue ?? region
         return transition(enter: enter, desc: name, rid: region, trigger: "c", lat: lat, lon: lon,
                           acc: accuracy(p["h_accuracy"]?.doubleValue), tst: fixTime, key: (p["monitor"]?.stringValue ?? "") + "/" + region)

@@ -43,8 +43,12 @@ deps:
 build:
 	$(SWIFT) build --product locus
 
+## A release binary for devices: the Swift runtime and Foundation linked in, by lld with packed
+## relative relocations (DT_RELR, glibc >= 2.36) and without exporting the binary's symbols.
+## The default config then runs in 31.6 MB resident instead of 39.8 MB (issue 14's note).
 release:
-	$(SWIFT) build -c release --static-swift-stdlib --product locus
+	$(SWIFT) build -c release --static-swift-stdlib --product locus -Xswiftc -use-ld=lld \
+		-Xlinker -z -Xlinker pack-relative-relocs -Xlinker --no-export-dynamic
 
 check: build
 	$(SWIFT) run locus check config.yaml

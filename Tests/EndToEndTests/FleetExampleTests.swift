@@ -1,0 +1,42 @@
+import Foundation
+import Testing
+
+/// Issue 16's "Done when": `examples/fleet/device.yaml` and `server.yaml` work as the README's
+/// "Fleets" section says, through a real Mosquitto: the device's location updates reach the
+/// server's bus as `obs.fix.<device>`, and its OwnTracks messages are on the broker for Home Assistant.
+@Suite(.serialized) struct FleetExampleTests {
+    @Test func aDeviceFeedsTheServerThroughTheBroker() async throws {
+        let dir = E2E.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let broker = try MQTTBroker(directory: dir + "/broker")
+        try await broker.start()
+        for name in ["device", "server"] {
+            try FileManager.default.createDirectory(atPath: "\(dir)/\(name)", withIntermediateDirectories: true,
+                                                    attributes: [.posixPermissions: 0o700])
+        }
+        let ready = dir + "/ready"
+        let collector = try ChildProcess(E2E.python, [E2E.script("mqtt_collect.py"), "--port", "\(broker.port)", "--topic", "owntracks/#",
+                                                      "--out", dir + "/owntracks.jsonl", "--ready-file", ready, "--max-wait", "60"],
+                                         directory: dir)
+        defer { collector.kill9() }
+        #expect(await waitUntil(timeout: 10) { FileManager.default.fileExists(atPath: ready) })
+        let common = ["LOCUS_BROKER_PORT": "\(broker.port)"]
+        let server = try ChildProcess(E2E.binary, ["run", E2E.repoRoot + "/examples/fleet/server.yaml"], directory: dir,
+                                      environment: common.merging(["LOCUS_RUNTIME_DIR": dir + "/server", "LOCUS_STATE_DIR": dir + "/server"]) { a, _ in a })
+        defer { server.kill9() }
+        #expect(await waitUntil(timeout: 20) { server.stderr.components(separatedBy: "connected to the MQTT broker").count == 3 }, "\(server.stderr)")
+        let device = try ChildProcess(E2E.binary, ["run", E2E.repoRoot + "/examples/fleet/device.yaml"], directory: dir,
+                                      environment: common.merging(["LOCUS_RUNTIME_DIR": dir + "/device", "LOCUS_STATE_DIR": dir + "/device",
+                                                                   "LOCUS_DEVICE": "van7"]) { a, _ in a })
+        defer { device.kill9() }
+        // The server's bus gets the device's updates as obs.fix.van7 (read with locus sub).
+        let sub = try await runToEnd(E2E.binary, ["sub", "obs.fix.van7", "-c", "3", "--json"], directory: dir,
+                                     environment: ["LOCUS_RUNTIME_DIR": dir + "/server"], timeout: 30)
+        #expect(sub.status == 0 && sub.stdout.split(separator: "\n").count == 3, "\(sub.stderr)\n\(device.stderr.suffix(2000))")
+        #expect(sub.stdout.contains("\"source\":\"van7\""))
+        // And the broker has its OwnTracks locations for Home Assistant.
+        #expect(await waitUntil(timeout: 10) {
+            CollectedMQTTMessage.read(dir + "/owntracks.jsonl").contains { $0.topic == "owntracks/fleet/van7" && $0.payload.contains("\"_type\":\"location\"") }
+        })
+    }
+}

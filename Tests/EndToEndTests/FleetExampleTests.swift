@@ -34,6 +34,10 @@ import Testing
                                      environment: ["LOCUS_RUNTIME_DIR": dir + "/server"], timeout: 30)
         #expect(sub.status == 0 && sub.stdout.split(separator: "\n").count == 3, "\(sub.stderr)\n\(device.stderr.suffix(2000))")
         #expect(sub.stdout.contains("\"source\":\"van7\""))
+        // The server's per-device standard service keeps the device's own state.
+        let own = try await runToEnd(E2E.binary, ["sub", "location.update.here.van7", "-c", "1", "--json"], directory: dir,
+                                     environment: ["LOCUS_RUNTIME_DIR": dir + "/server"], timeout: 30)
+        #expect(own.status == 0 && own.stdout.contains("\"source\":\"van7\""), "\(own.stderr)")
         // And the broker has its OwnTracks locations for Home Assistant.
         #expect(await waitUntil(timeout: 10) {
             CollectedMQTTMessage.read(dir + "/owntracks.jsonl").contains { $0.topic == "owntracks/fleet/van7" && $0.payload.contains("\"_type\":\"location\"") }

@@ -60,6 +60,11 @@ public struct ServiceOutput {
     public mutating func emit<P: Payload>(_ payload: P, topic: String, time: EventTime) {
         events.append(Event(topic: topic, time: time, payload: payload))
     }
+
+    /// Emits an event another output collected, on `topic` (a wrapper's, e.g. `PerDeviceService`).
+    public mutating func append(_ event: Event, topic: String) {
+        events.append(Event(topic: topic, time: event.time, payload: event.payload))
+    }
 }
 
 /// A consumer that delivers messages somewhere outside the bus (console, file, database).

@@ -106,7 +106,7 @@ final class ConfigLoadSession {
     static let sectionNames = ["hub", "log", "sources", "services", "sinks"]
     static let hubKeys = HubBlock.keys.map(\.name)
     static let logKeys = ["level"]
-    static let entryKeys = ["type", "id", "enabled"]
+    static let entryKeys = ["type", "id", "enabled", "per_device"]
     /// Produced by the runtime itself whatever the config says.
     static let runtimeTopics = ["status.", "clock.tick"]
     /// What `locus replay` provides to a services-only config.
@@ -394,7 +394,7 @@ final class ConfigLoadSession {
                               endpoints: HubEndpoints, logLevel: Logger.Level) -> EntryOutcome {
         let errorsBefore = errors.count
         let entryPosition = entry.node.position
-        var typeNode: Node?, idNode: Node?, enabledNode: Node?
+        var typeNode: Node?, idNode: Node?, enabledNode: Node?, perDeviceNode: Node?
         var own: [(key: Node, value: Node)] = []
         for pair in ConfigYAML.pairs(entry.mapping) {
             guard let name = keyName(pair.key, in: "a \(kind.rawValue) entry") else { continue }
@@ -402,6 +402,7 @@ final class ConfigLoadSession {
             case "type": typeNode = pair.value
             case "id": idNode = pair.value
             case "enabled": enabledNode = pair.value
+            case "per_device" where kind == .service: perDeviceNode = pair.value
             default: own.append(pair)
             }
         }
@@ -470,6 +471,17 @@ final class ConfigLoadSession {
             }
         }
 
+        // per_device (services): one instance per device, PerDeviceService
+        var perDevice = false
+        if let raw = perDeviceNode {
+            let (node, ok) = substitute(raw, path: "per_device")
+            if ok {
+                if case .scalar(let s) = node, !node.isNull, let b = Bool.construct(from: s) { perDevice = b } else {
+                    report(node, "expected true or false for 'per_device' in \(subject), found \(node.foundDescription)")
+                }
+            }
+        }
+
         // the plugin's own keys
         guard let factory else { return .failed }
         let known = factory.keys.map(\.name)
@@ -509,7 +521,7 @@ final class ConfigLoadSession {
                                 stateDirectory: mode == .full ? stateDirectory : nil,
                                 journal: mode == .full ? journal : nil)
         let builder = PluginBuilder(factory: factory, node: node, setup: setup, subject: subject,
-                                    entryPosition: entryPosition, file: file)
+                                    entryPosition: entryPosition, file: file, perDevice: perDevice)
         switch builder.build() {
         case .failure(let failure):
             errors += failure.errors

@@ -13,12 +13,22 @@ struct PluginBuilder {
     var subject: String
     var entryPosition: SourcePosition
     var file: String
+    /// `per_device: true`: the service is wrapped in `PerDeviceService`.
+    var perDevice = false
 
     /// The instance, or every problem with the plugin's keys (all refused keys, not only the first).
     func build() -> Result<PluginInstance, ConfigErrors> {
         let request = BuildRequest(factory: factory, setup: setup)
         do {
             let built = try YAMLDecoder().decode(BuildTrampoline.self, from: node, userInfo: [BuildTrampoline.key: request])
+            if perDevice, case .service(let service) = built.instance {
+                if service is any CommandableService {
+                    let error = ConfigError(file: file, line: entryPosition.line, column: entryPosition.column, message:
+                        "per_device is not available for \(subject) yet: its control commands and saved state are per service, not per device (per_device works for standard, significant-change, visits and services without commands)")
+                    return .failure(ConfigErrors(errors: [error]))
+                }
+                return .success(.service(PerDeviceService(prototype: service)))
+            }
             return .success(built.instance)
         } catch {
             return .failure(PluginBuildErrors.configErrors(error, root: node, entry: entryPosition, subject: subject,

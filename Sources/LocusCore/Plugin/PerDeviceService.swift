@@ -1,0 +1,51 @@
+/// One service instance per device, for a server fed by a fleet (`per_device: true` on a service
+/// entry): each device's messages go to its own copy of the configured service, which keeps its
+/// own state, and each event it emits is published on its topic with the device appended
+/// (`location.update.here` → `location.update.here.<device>`). The payload already names the
+/// device: it is the fix source (`source`) of location, visit and significant-change events.
+///
+/// The device of a message is its topic's last segment (`obs.fix.<device>`, or
+/// `location.update.<service>.<device>` from another per-device service). `clock.tick` goes to
+/// every device's instance, in device order, so timeouts fire per device and a replay gives the
+/// same events at any speed. A device's instance is made from the configured one on its first
+/// message. Services with control commands or an outbox (region, beacon) keep one state per
+/// service and are refused for now.
+public struct PerDeviceService: ServicePlugin {
+    private let prototype: any ServicePlugin
+    private var instances: [String: any ServicePlugin] = [:]
+    private var orderedDevices: [String] = []
+
+    public init(prototype: any ServicePlugin) {
+        self.prototype = prototype
+    }
+
+    public var subscriptions: [String] { prototype.subscriptions }
+
+    /// The configured service's topics, each as a family: `<topic>.<device>`.
+    public var produces: [String] { prototype.produces.map { $0.hasSuffix(".") ? $0 : $0 + "." } }
+
+    /// Devices with an instance so far.
+    public var deviceCount: Int { instances.count }
+
+    public mutating func receive(_ message: BusMessage, output: inout ServiceOutput) throws {
+        if message.topic.hasPrefix("clock.") {
+            for device in orderedDevices { try deliver(message, to: device, output: &output) }
+            return
+        }
+        guard let dot = message.topic.lastIndex(of: ".") else { return }
+        let device = String(message.topic[message.topic.index(after: dot)...])
+        if instances[device] == nil {
+            instances[device] = prototype
+            // Kept sorted so ticks visit devices in one order whatever order they appeared in.
+            let at = orderedDevices.firstIndex { $0 > device } ?? orderedDevices.endIndex
+            orderedDevices.insert(device, at: at)
+        }
+        try deliver(message, to: device, output: &output)
+    }
+
+    private mutating func deliver(_ message: BusMessage, to device: String, output: inout ServiceOutput) throws {
+        var own = ServiceOutput()
+        try instances[device]!.receive(message, output: &own)
+        for e in own.events { output.append(e, topic: e.topic + "." + device) }
+    }
+}

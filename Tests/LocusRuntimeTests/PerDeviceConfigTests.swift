@@ -1,0 +1,44 @@
+import Foundation
+import LocusCore
+import LocusPlugins
+import Logging
+import Testing
+@testable import LocusRuntime
+
+/// `per_device: true` on service entries (issue 16, item 3), with the built-in plugins.
+struct PerDeviceConfigTests {
+    func load(_ yaml: String) -> Result<LocusConfiguration, ConfigErrors> {
+        let loader = ConfigLoader(factories: BuiltinPlugins.all, environment: ["LOCUS_RUNTIME_DIR": "/tmp/locus-t"],
+                                  logger: Logger(label: "test"))
+        do { return .success(try loader.load(text: yaml, file: "t.yaml", directory: "/cfg", mode: .full)) } catch let e as ConfigErrors {
+            return .failure(e)
+        } catch {
+            return .failure(ConfigErrors(errors: [ConfigError(file: "t.yaml", line: 0, column: 0, message: "\(error)")]))
+        }
+    }
+
+    func messages(_ yaml: String) -> [String] {
+        if case .failure(let e) = load(yaml) { return e.errors.map { "\($0.line): \($0.message)" } }
+        return []
+    }
+
+    static let source = "sources: [{type: mqtt, id: phones}]\n"
+
+    @Test func aPerDeviceServiceIsWrappedAndItsTopicsAreFamilies() throws {
+        let c = try load(Self.source + "services: [{type: standard, id: here, per_device: true}]\n"
+                         + "sinks: [{type: file, id: f, path: /tmp/x.jsonl, topics: [\"location.update.here.van7\"]}]\n").get()
+        let service = try #require(c.plugins.first { $0.id == "here" })
+        guard case .service(let s) = service.instance else { Issue.record("not a service"); return }
+        #expect(s is PerDeviceService)
+        #expect(s.produces.contains("location.update.here."))
+    }
+
+    @Test func refusedWhereItCannotWork() {
+        let region = messages(Self.source + "services: [{type: region, id: fences, persist: false, per_device: true}]\n")
+        #expect(region.count == 1 && region[0].hasPrefix("2: per_device is not available for region service 'fences'"), "\(region)")
+        let onSource = messages("sources: [{type: mqtt, id: phones, per_device: true}]\n")
+        #expect(onSource.count == 1 && onSource[0].contains("per_device"), "\(onSource)")
+        let notBool = messages(Self.source + "services: [{type: standard, id: here, per_device: maybe}]\n")
+        #expect(notBool.count == 1 && notBool[0].contains("expected true or false for 'per_device'"), "\(notBool)")
+    }
+}

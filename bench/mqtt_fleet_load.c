@@ -35,6 +35,8 @@ static double now_s(void) {
 /* Probe k has latitude 10 + k * 1e-5 (exactly representable in the 7 digits Locus keeps). */
 static void on_message(struct mosquitto *m, void *obj, const struct mosquitto_message *msg) {
     (void)m; (void)obj;
+    /* Retained copies (the last location of each device, from an earlier run) are state, not this run's stream. */
+    if (msg->retain) return;
     received++;
     if (!strstr(msg->topic, "probe")) return;
     const char *p = strstr((const char *)msg->payload, "\"lat\":");

@@ -29,9 +29,6 @@ struct MQTTTopicTemplate: Sendable {
         self.parts = parts
     }
 
-    /// True if the rendering depends on the message (else `render` always gives the same topic).
-    var usesMessage: Bool { parts.contains { if case .text = $0 { false } else { true } } }
-
     func render(topic: String, producer: @autoclosure () -> String) -> String {
         var out = ""
         for part in parts {

@@ -50,7 +50,10 @@ final class MosquittoClient {
         }
         mosquitto_message_callback_set(h) { _, obj, message in
             guard let m = message?.pointee, let topic = m.topic else { return }
-            let payload = m.payload.map { Array(UnsafeRawBufferPointer(start: $0, count: Int(max(0, m.payloadlen)))) } ?? []
+            // At most one byte past what a reader takes: a larger message is still refused as
+            // too large, without a copy of its whole payload (a broker may pass up to 256 MB).
+            let kept = min(Int(max(0, m.payloadlen)), IncomingLocation.maxBytes + 1)
+            let payload = m.payload.map { Array(UnsafeRawBufferPointer(start: $0, count: kept)) } ?? []
             Unmanaged<Inbox>.fromOpaque(obj!).takeUnretainedValue().events.append(
                 .message(topic: String(cString: topic), payload: payload, retained: m.retain))
         }

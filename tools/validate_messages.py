@@ -158,6 +158,14 @@ def topic_problems(topic, template, payload):
     return problems
 
 
+def fitting_topic_problems(topic, templates, payload):
+    """topic_problems for the template the topic fits: x-locus-topic, or the per-device form
+    (x-locus-topic-per-device, a service with per_device: true)."""
+    results = [topic_problems(topic, t, payload) for t in templates]
+    fitting = [r for r in results if not any("does not fit" in p for p in r)]
+    return fitting[0] if fitting else results[0]
+
+
 def sky_counts(payload):
     sats = payload.get("satellites", [])
     if not isinstance(sats, list):
@@ -179,7 +187,7 @@ class MessageValidator:
     def __init__(self, schema_dirs):
         cls = strict_validator_class()
         checker = format_checker()
-        self.payloads = {}  # type -> (version, topic template, validator)
+        self.payloads = {}  # type -> (version, topic templates, validator)
         envelope = None
         for directory in schema_dirs:
             for path in sorted(Path(directory).glob("*.schema.json")):
@@ -194,7 +202,7 @@ class MessageValidator:
                     raise ValueError(f"{path}: x-locus-event-type does not match the file name")
                 if name in self.payloads:
                     raise ValueError(f"{path}: a schema for {name} was already loaded")
-                self.payloads[name] = (schema.get("x-locus-version", 1), schema.get("x-locus-topic"),
+                self.payloads[name] = (schema.get("x-locus-version", 1), [t for t in (schema.get("x-locus-topic"), schema.get("x-locus-topic-per-device")) if t],
                                        cls(schema, format_checker=checker))
         if envelope is None:
             raise ValueError("no envelope.schema.json in " + ", ".join(map(str, schema_dirs)))
@@ -239,12 +247,12 @@ class MessageValidator:
         if known is None:
             problems.append(f"unknown event type {etype!r} (no {etype}.schema.json)")
             return problems
-        version, template, validator = known
+        version, templates, validator = known
         if isinstance(env.get("version"), int) and env["version"] != version:
             problems.append(f"{etype} version {env['version']} has no schema (schemas describe version {version})")
             return problems
-        if topic is not None and template:
-            problems += topic_problems(topic, template, payload)
+        if topic is not None and templates:
+            problems += fitting_topic_problems(topic, templates, payload)
         if isinstance(payload, dict):
             problems += [describe("payload", e) for e in
                          sorted(validator.iter_errors(payload), key=lambda e: list(e.absolute_path))]

@@ -48,6 +48,11 @@ public struct StateChanges: Sendable {
         changes.append(.append(event))
     }
 
+    /// Appends every change of `other`, after this batch's own.
+    public mutating func append(contentsOf other: StateChanges) {
+        changes.append(contentsOf: other.changes)
+    }
+
     /// Acknowledges (deletes) outbox events with id <= `id`.
     public mutating func acknowledge(through id: Int64) {
         changes.append(.acknowledge(throughID: id))

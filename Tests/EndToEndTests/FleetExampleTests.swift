@@ -3,7 +3,7 @@ import Testing
 
 /// Issue 16's "Done when": `examples/fleet/device.yaml` and `server.yaml` work as the README's
 /// "Fleets" section says, through a real Mosquitto: the device's location updates reach the
-/// server's bus as `obs.fix.<device>`, and its OwnTracks messages are on the broker for Home Assistant.
+/// server's bus as `obs.fix.<device>`, its per-device services keep the device's own state, and its OwnTracks messages are on the broker for Home Assistant.
 @Suite(.serialized) struct FleetExampleTests {
     @Test func aDeviceFeedsTheServerThroughTheBroker() async throws {
         let dir = E2E.temporaryDirectory()
@@ -25,6 +25,11 @@ import Testing
                                       environment: common.merging(["LOCUS_RUNTIME_DIR": dir + "/server", "LOCUS_STATE_DIR": dir + "/server"]) { a, _ in a })
         defer { server.kill9() }
         #expect(await waitUntil(timeout: 20) { server.stderr.components(separatedBy: "connected to the MQTT broker").count == 3 }, "\(server.stderr)")
+        // Subscribed before the device starts: its walk reaches the depot within seconds.
+        let fenceEvents = try ChildProcess(E2E.binary, ["sub", "region.enter.depot.van7", "-c", "1", "--json"], directory: dir,
+                                           environment: ["LOCUS_RUNTIME_DIR": dir + "/server"])
+        defer { fenceEvents.kill9() }
+        try await Task.sleep(for: .milliseconds(500))
         let device = try ChildProcess(E2E.binary, ["run", E2E.repoRoot + "/examples/fleet/device.yaml"], directory: dir,
                                       environment: common.merging(["LOCUS_RUNTIME_DIR": dir + "/device", "LOCUS_STATE_DIR": dir + "/device",
                                                                    "LOCUS_DEVICE": "van7"]) { a, _ in a })
@@ -38,6 +43,15 @@ import Testing
         let own = try await runToEnd(E2E.binary, ["sub", "location.update.here.van7", "-c", "1", "--json"], directory: dir,
                                      environment: ["LOCUS_RUNTIME_DIR": dir + "/server"], timeout: 30)
         #expect(own.status == 0 && own.stdout.contains("\"source\":\"van7\""), "\(own.stderr)")
+        // Its per-device region service: the depot fence, van7's own state, valid events.
+        #expect(await fenceEvents.wait(timeout: 60) == 0, "\(fenceEvents.stderr)")
+        #expect(fenceEvents.stdout.contains("\"device\":\"van7\""), "\(fenceEvents.stdout)")
+        try fenceEvents.stdout.write(toFile: dir + "/fences.jsonl", atomically: true, encoding: .utf8)
+        let check = try await runToEnd(E2E.python, [E2E.repoRoot + "/tools/validate_messages.py", dir + "/fences.jsonl"], directory: dir)
+        #expect(check.status == 0, "\(check.stdout)\(check.stderr)")
+        let devices = try await runToEnd(E2E.binary, ["ctl", "region", "devices"], directory: dir,
+                                         environment: ["LOCUS_RUNTIME_DIR": dir + "/server"], timeout: 20)
+        #expect(devices.status == 0 && devices.stdout.contains("van7"), "\(devices.stdout)\(devices.stderr)")
         // And the broker has its OwnTracks locations for Home Assistant.
         #expect(await waitUntil(timeout: 10) {
             CollectedMQTTMessage.read(dir + "/owntracks.jsonl").contains { $0.topic == "owntracks/fleet/van7" && $0.payload.contains("\"_type\":\"location\"") }

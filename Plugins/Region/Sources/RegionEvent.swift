@@ -7,6 +7,9 @@ public struct RegionEventBody: Sendable, Equatable {
     public var region: String
     /// The region service instance that monitors it.
     public var monitor: String
+    /// The device, when the service keeps one state per device (`per_device`); also the
+    /// topic's last segment then.
+    public var device: String?
     public var state: RegionState
     public var previousState: RegionState
     /// The fix that triggered the event (transitions and dwell); nil for a state snapshot
@@ -58,6 +61,7 @@ public struct RegionEventBody: Sendable, Equatable {
         w.beginObject()
         w.key("region"); w.string(region)
         w.key("monitor"); w.string(monitor)
+        if let device { w.key("device"); w.string(device) }
         w.key("state"); w.string(state.rawValue)
         w.key("previous_state"); w.string(previousState.rawValue)
         if let fix {
@@ -86,6 +90,8 @@ public struct RegionEventBody: Sendable, Equatable {
                 region = try r.readString()
             } else if k == "monitor" {
                 monitor = try r.readString()
+            } else if k == "device" {
+                body.device = try r.readString()
             } else if k == "state" {
                 state = RegionState(rawValue: try r.readString())
             } else if k == "previous_state" {

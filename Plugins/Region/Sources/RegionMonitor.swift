@@ -44,9 +44,13 @@ public struct RegionFix: Sendable, Equatable {
 ///   an undecided fix neither ends nor confirms it.
 /// - `region.dwell` once per stay, on the first fix or tick `dwell` seconds after the enter.
 ///
-/// Conditions not in `active` are outside and have no pending run: the index returns every
-/// condition whose box, grown by `max_accuracy + min_distance`, holds the fix; any other
-/// condition is decisively outside for any usable fix, so it cannot change.
+/// Conditions not in a device's `active` set are outside and have no pending run: the index
+/// returns every condition whose box, grown by `max_accuracy + min_distance`, holds the fix;
+/// any other condition is decisively outside for any usable fix, so it cannot change.
+///
+/// Devices: by default every fix is the one device's (key `""`). With `perDevice` each device
+/// (the caller names it) has its own records, fix times and restart fence against the shared
+/// conditions and index; its records are sparse (`RegionDeviceState`), and its events carry it.
 public struct RegionMonitor {
     public enum EventKind: String, Sendable, Equatable {
         case enter = "region.enter", exit = "region.exit", dwell = "region.dwell"
@@ -62,138 +66,269 @@ public struct RegionMonitor {
         var record: ConditionRecord
     }
 
-    public let monitorID: String
-    public let hysteresis: RegionHysteresis
-    private(set) var entries: [String: Entry] = [:]
-    private let index = RegionIndex<String>()
-    /// Ids that must be checked against every fix (`ConditionRecord.needsEveryFix`).
-    private(set) var active = Set<String>()
-    /// Time of the last usable fix.
-    public private(set) var lastFixTime: EventTime?
-    /// The last usable fix, for state snapshots.
-    public private(set) var lastFix: RegionFix?
-    /// `lastFixTime` as stored before a restart; the next usable fix is the first after it.
-    private var restartFence: EventTime?
-    /// Ids whose record changed since `takeChangedIDs()`.
-    private var changed = Set<String>()
-    /// Ids removed since `takeChangedIDs()`.
-    private var removed = Set<String>()
-
-    public init(monitorID: String, hysteresis: RegionHysteresis) {
-        self.monitorID = monitorID
-        self.hysteresis = hysteresis
+    /// What changed since the last `takeChanges()`, to store.
+    public struct Changes: Sendable, Equatable {
+        public struct Device: Sendable, Equatable {
+            public var device: String
+            public var changed: [String]
+            public var removed: [String]
+        }
+        /// Devices whose records or first fix changed, sorted.
+        public var devices: [Device] = []
+        /// Conditions added or given a new shape, and conditions removed.
+        public var conditionsPut: [String] = []
+        public var conditionsRemoved: [String] = []
+        public var isEmpty: Bool { devices.isEmpty && conditionsPut.isEmpty && conditionsRemoved.isEmpty }
     }
 
-    public var count: Int { entries.count }
-    public var ids: [String] { entries.keys.sorted() }
-    public func condition(_ id: String) -> RegionCondition? { entries[id]?.condition }
-    public func record(_ id: String) -> ConditionRecord? { entries[id]?.record }
+    public let monitorID: String
+    public let hysteresis: RegionHysteresis
+    /// One state per device (`per_device`): sparse records, events naming the device.
+    public let perDevice: Bool
+    private(set) var conditions: [String: RegionCondition] = [:]
+    private let index = RegionIndex<String>()
+    private(set) var devices: [String: RegionDeviceState] = [:]
+    private var changedDevices = Set<String>()
+    private var putConditions = Set<String>()
+    private var removedConditions = Set<String>()
+
+    public init(monitorID: String, hysteresis: RegionHysteresis, perDevice: Bool = false) {
+        self.monitorID = monitorID
+        self.hysteresis = hysteresis
+        self.perDevice = perDevice
+        if !perDevice { devices[""] = RegionDeviceState() }
+    }
+
+    public var count: Int { conditions.count }
+    public var ids: [String] { conditions.keys.sorted() }
+    /// Devices seen (per device), sorted.
+    public var deviceIDs: [String] { perDevice ? devices.keys.sorted() : [] }
+    public var deviceCount: Int { perDevice ? devices.count : 0 }
+    public func condition(_ id: String) -> RegionCondition? { conditions[id] }
+    /// `device`'s record of condition `id` (the only device's by default), stored or implied;
+    /// nil when there is no such condition.
+    public func record(_ id: String, device: String = "") -> ConditionRecord? {
+        guard let c = conditions[id] else { return nil }
+        return (devices[device] ?? RegionDeviceState()).record(for: c)
+    }
+    /// Records actually held for `device` (per device: the sparse ones).
+    func storedRecordCount(device: String = "") -> Int { devices[device]?.records.count ?? 0 }
+    /// Ids the one device's every fix must check.
+    var active: Set<String> { devices[""]?.active ?? [] }
+    /// Time of the last usable fix of `device`.
+    public func lastFixTime(device: String = "") -> EventTime? { devices[device]?.lastFixTime }
+    public var lastFixTime: EventTime? { lastFixTime() }
+    /// The last usable fix of `device`, for state snapshots.
+    public func lastFix(device: String = "") -> RegionFix? { devices[device]?.lastFix }
+    /// First usable fix of `device` (per device: conditions without a record are outside since).
+    public func firstFixTime(device: String) -> EventTime? { devices[device]?.firstFixTime }
+
+    /// Conditions `device` is inside, sorted.
+    public func ids(satisfiedBy device: String) -> [String] {
+        (devices[device]?.records ?? [:]).filter { $0.value.state == .satisfied }.map(\.key).sorted()
+    }
+
+    /// Per condition, how many devices are inside it.
+    public func satisfiedCounts() -> [String: Int] {
+        var counts: [String: Int] = [:]
+        for d in devices.values { for (id, r) in d.records where r.state == .satisfied { counts[id, default: 0] += 1 } }
+        return counts
+    }
+
+    /// Files `id` in the index as the monitor's conditions have it now (or removes it): after
+    /// a copy of the monitor was put back, since copies share the index.
+    mutating func reindex(_ id: String) {
+        if let c = conditions[id] {
+            index.insert(id, c.shape.boundingBox.expanded(byMetres: hysteresis.maxAccuracy + hysteresis.minDistance))
+        } else {
+            index.remove(id)
+        }
+    }
 
     /// After loading stored state: the stored last fix time, so the next run that starts is
     /// known to span the time Locus was down.
-    public mutating func resume(lastFixTime: EventTime?) {
-        self.lastFixTime = lastFixTime
-        restartFence = lastFixTime
+    public mutating func resume(lastFixTime: EventTime?, device: String = "") {
+        devices[device, default: RegionDeviceState()].lastFixTime = lastFixTime
+        devices[device]!.restartFence = lastFixTime
+    }
+
+    /// Per device, after loading stored state: one device's times and records. Records of
+    /// conditions that are gone or have a new shape are dropped; `newConditions` (added or
+    /// reshaped while Locus was down) start `unknown` for a device that had a fix.
+    mutating func restoreDevice(_ device: String, firstFixTime: EventTime?, lastFixTime: EventTime?,
+                                records: [String: ConditionRecord], newConditions: Set<String>) {
+        var d = RegionDeviceState()
+        d.firstFixTime = firstFixTime
+        d.lastFixTime = lastFixTime
+        d.restartFence = lastFixTime
+        for (id, r) in records {
+            guard let c = conditions[id], c.fingerprint == r.fingerprint, !newConditions.contains(id) else { continue }
+            d.records[id] = r
+            if r.needsEveryFix { d.active.insert(id) }
+        }
+        if firstFixTime != nil {
+            for id in newConditions {
+                guard let c = conditions[id] else { continue }
+                d.set(ConditionRecord(fingerprint: c.fingerprint), for: id)
+                changedDevices.insert(device)
+            }
+        }
+        devices[device] = d
     }
 
     /// Adds or replaces a condition. A new shape starts from `record` if its fingerprint
-    /// matches, else from `assuming` (unknown when nil).
+    /// matches (one device), else from `assuming` (unknown when nil), for every device.
     public mutating func put(_ condition: RegionCondition, record stored: ConditionRecord? = nil, assuming: RegionState? = nil) {
-        var record: ConditionRecord
-        if let stored, stored.fingerprint == condition.fingerprint {
-            record = stored
-        } else if let old = entries[condition.id]?.record, old.fingerprint == condition.fingerprint, assuming == nil {
-            record = old
-        } else {
-            record = ConditionRecord(fingerprint: condition.fingerprint)
-            if let assuming, assuming != .unknown {
-                record.state = assuming
-                record.assumed = true
-            }
-        }
-        entries[condition.id] = Entry(condition: condition, record: record)
+        let id = condition.id
+        let sameShape = conditions[id]?.fingerprint == condition.fingerprint
+        conditions[id] = condition
         let margin = hysteresis.maxAccuracy + hysteresis.minDistance
-        index.insert(condition.id, condition.shape.boundingBox.expanded(byMetres: margin))
-        updateActive(condition.id, record)
-        removed.remove(condition.id)
-        changed.insert(condition.id)
+        index.insert(id, condition.shape.boundingBox.expanded(byMetres: margin))
+        removedConditions.remove(id)
+        if !sameShape { putConditions.insert(id) }
+        var fresh = ConditionRecord(fingerprint: condition.fingerprint)
+        if let assuming, assuming != .unknown {
+            fresh.state = assuming
+            fresh.assumed = true
+        }
+        for key in Array(devices.keys) {
+            var d = devices[key]!
+            if perDevice {
+                if sameShape && assuming == nil { continue }
+                // A device without a fix implies unknown already.
+                if assuming == nil && d.firstFixTime == nil && d.records[id] == nil { continue }
+                d.set(fresh, for: id)
+            } else if let stored, stored.fingerprint == condition.fingerprint {
+                d.set(stored, for: id)
+            } else if let old = d.records[id], old.fingerprint == condition.fingerprint, assuming == nil {
+                d.set(old, for: id)
+            } else {
+                d.set(fresh, for: id)
+            }
+            devices[key] = d
+            changedDevices.insert(key)
+        }
     }
 
     public mutating func remove(_ id: String) {
-        guard entries.removeValue(forKey: id) != nil else { return }
+        guard conditions.removeValue(forKey: id) != nil else { return }
         index.remove(id)
-        active.remove(id)
-        changed.remove(id)
-        removed.insert(id)
+        putConditions.remove(id)
+        removedConditions.insert(id)
+        for key in Array(devices.keys) where devices[key]!.records[id] != nil {
+            devices[key]!.drop(id)
+            changedDevices.insert(key)
+        }
     }
 
-    /// Ids whose records changed (to store) and ids removed (to delete) since the last call.
-    public mutating func takeChanges() -> (changed: [String], removed: [String]) {
-        defer { changed.removeAll(keepingCapacity: true); removed.removeAll(keepingCapacity: true) }
-        return (changed.sorted(), removed.sorted())
+    /// What changed (to store) since the last call.
+    public mutating func takeChanges() -> Changes {
+        var changes = Changes(conditionsPut: putConditions.sorted(), conditionsRemoved: removedConditions.sorted())
+        putConditions.removeAll(keepingCapacity: true)
+        removedConditions.removeAll(keepingCapacity: true)
+        for key in changedDevices.sorted() {
+            guard var d = devices[key] else { continue }
+            if !d.changed.isEmpty || !d.removed.isEmpty || d.timesChanged {
+                changes.devices.append(.init(device: key, changed: d.changed.sorted(), removed: d.removed.sorted()))
+            }
+            d.changed.removeAll(keepingCapacity: true)
+            d.removed.removeAll(keepingCapacity: true)
+            d.timesChanged = false
+            devices[key] = d
+        }
+        changedDevices.removeAll(keepingCapacity: true)
+        return changes
     }
+
+    /// The stored form of `device`'s times (per-device databases).
+    func timesJSON(device: String) -> JSONValue { devices[device]?.timesJSON ?? .object([:]) }
 
     /// Whether `fix` is used at all: accuracy within `max_accuracy`, valid coordinate, not older
-    /// than the last used fix.
-    public func isUsable(_ fix: RegionFix) -> Bool {
+    /// than `device`'s last used fix.
+    public func isUsable(_ fix: RegionFix, device: String = "") -> Bool {
         guard fix.coordinate.isValid else { return false }
         if let a = fix.horizontalAccuracy, !(a <= hysteresis.maxAccuracy && a >= 0) { return false }
-        if let last = lastFixTime, fix.time < last { return false }
+        if let last = devices[device]?.lastFixTime, fix.time < last { return false }
         return true
     }
 
-    /// Applies one fix; returns the events it causes, ordered by condition id.
-    public mutating func receive(_ fix: RegionFix) -> [Event] {
-        guard isUsable(fix) else { return [] }
+    /// Applies one fix of `device`; returns the events it causes, ordered by condition id.
+    public mutating func receive(_ fix: RegionFix, device: String = "") -> [Event] {
+        guard isUsable(fix, device: device) else { return [] }
+        guard var d = devices[device] ?? (perDevice ? RegionDeviceState() : nil) else { return [] }
         let accuracy = fix.horizontalAccuracy ?? 0
         let margin = accuracy + hysteresis.minDistance
-        var candidates = active
+        var candidates = d.active
         index.query(fix.coordinate) { candidates.insert($0) }
-        let afterRestart = restartFence != nil && lastFixTime == restartFence
+        let afterRestart = d.restartFence != nil && d.lastFixTime == d.restartFence
+        // Once this fix is applied, a condition without a record is outside since the first fix.
+        var implied: RegionDeviceState? = nil
+        if perDevice {
+            implied = RegionDeviceState()
+            implied!.firstFixTime = d.firstFixTime ?? fix.time
+        }
         var events: [Event] = []
         for id in candidates.sorted() {
-            guard var entry = entries[id] else { continue }
-            let signed = entry.condition.shape.signedDistance(to: fix.coordinate)
+            guard let c = conditions[id] else { continue }
+            var entry = Entry(condition: c, record: d.record(for: c))
+            let signed = c.shape.signedDistance(to: fix.coordinate)
             let side: RegionState = signed <= -margin ? .satisfied : signed >= margin ? .unsatisfied : .unknown
-            let before = entry.record
-            if let event = decide(&entry, side: side, signed: signed, fix: fix, afterRestart: afterRestart) {
+            if let event = decide(&entry, side: side, signed: signed, fix: fix, lastFixTime: d.lastFixTime,
+                                  afterRestart: afterRestart) {
                 events.append(event)
             }
             if let dwell = dwellEvent(&entry, at: fix.time, fix: fix, signed: signed) { events.append(dwell) }
-            if entry.record != before {
-                entries[id] = entry
-                updateActive(id, entry.record)
-                changed.insert(id)
+            if let existing = d.records[id] {
+                if existing != entry.record { d.set(entry.record, for: id) }
+            } else if let implied, implied.record(for: c) == entry.record {
+                // Stays implied: sparse.
+            } else {
+                d.set(entry.record, for: id)
             }
         }
-        lastFixTime = fix.time
-        lastFix = fix
-        restartFence = nil
+        if d.firstFixTime == nil {
+            d.firstFixTime = fix.time
+            d.timesChanged = true
+        }
+        d.lastFixTime = fix.time
+        d.lastFix = fix
+        d.restartFence = nil
+        devices[device] = d
+        changedDevices.insert(device)
+        if perDevice { for i in events.indices { events[i].body.device = device } }
         return events
     }
 
-    /// A clock tick: dwell events that are due.
+    /// A clock tick: dwell events that are due, device by device (sorted).
     public mutating func tick(at time: EventTime) -> [Event] {
         var events: [Event] = []
-        // Only stays that still owe a dwell; ticks come every second.
-        let due = active.filter { id in
-            guard let e = entries[id] else { return false }
-            return e.condition.dwell != nil && e.record.state == .satisfied && !e.record.dwellPublished
-        }
-        for id in due.sorted() {
-            guard var entry = entries[id] else { continue }
-            let signed = lastFix.map { entry.condition.shape.signedDistance(to: $0.coordinate) }
-            if let dwell = dwellEvent(&entry, at: time, fix: lastFix, signed: signed) {
-                events.append(dwell)
-                entries[id] = entry
-                changed.insert(id)
+        let keys = devices.count == 1 ? Array(devices.keys) : devices.keys.sorted()
+        for key in keys {
+            var d = devices[key]!
+            // Only stays that still owe a dwell; ticks come every second.
+            let due = d.active.filter { id in
+                guard let c = conditions[id], let r = d.records[id] else { return false }
+                return c.dwell != nil && r.state == .satisfied && !r.dwellPublished
             }
+            guard !due.isEmpty else { continue }
+            for id in due.sorted() {
+                guard let c = conditions[id], let r = d.records[id] else { continue }
+                var entry = Entry(condition: c, record: r)
+                let signed = d.lastFix.map { c.shape.signedDistance(to: $0.coordinate) }
+                if var dwell = dwellEvent(&entry, at: time, fix: d.lastFix, signed: signed) {
+                    if perDevice { dwell.body.device = key }
+                    events.append(dwell)
+                    d.set(entry.record, for: id)
+                    changedDevices.insert(key)
+                }
+            }
+            devices[key] = d
         }
         return events
     }
 
-    private mutating func decide(_ entry: inout Entry, side: RegionState, signed: Double, fix: RegionFix,
-                                 afterRestart: Bool) -> Event? {
+    private func decide(_ entry: inout Entry, side: RegionState, signed: Double, fix: RegionFix,
+                        lastFixTime: EventTime?, afterRestart: Bool) -> Event? {
         var r = entry.record
         defer { entry.record = r }
         guard side != .unknown else { return nil }
@@ -281,13 +416,15 @@ public struct RegionMonitor {
         return b
     }
 
-    /// A snapshot of `id`'s state (`region.state`), with the last usable fix if there is one.
-    public func snapshot(_ id: String) -> RegionEventBody? {
-        guard let e = entries[id] else { return nil }
-        let signed = lastFix.map { e.condition.shape.signedDistance(to: $0.coordinate) }
-        var b = body(e.condition, state: e.record.state, previous: e.record.state, fix: lastFix, signed: signed,
-                     since: e.record.since, afterRestart: false)
-        b.assumed = e.record.assumed
+    /// A snapshot of `id`'s state for `device` (`region.state`), with its last usable fix if
+    /// there is one.
+    public func snapshot(_ id: String, device: String = "") -> RegionEventBody? {
+        guard let c = conditions[id], let r = record(id, device: device) else { return nil }
+        let lastFix = devices[device]?.lastFix
+        let signed = lastFix.map { c.shape.signedDistance(to: $0.coordinate) }
+        var b = body(c, state: r.state, previous: r.state, fix: lastFix, signed: signed, since: r.since, afterRestart: false)
+        b.assumed = r.assumed
+        if perDevice { b.device = device }
         return b
     }
 
@@ -297,9 +434,5 @@ public struct RegionMonitor {
         let d = state == .satisfied ? insideDistance : -insideDistance
         guard let sigma = accuracy, sigma > 0 else { return d >= 0 ? 1 : 0 }
         return 0.5 * (1 + erf(d / (sigma * 2.0.squareRoot())))
-    }
-
-    private mutating func updateActive(_ id: String, _ record: ConditionRecord) {
-        if record.needsEveryFix { active.insert(id) } else { active.remove(id) }
     }
 }

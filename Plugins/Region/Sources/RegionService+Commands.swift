@@ -20,34 +20,51 @@ extension RegionService {
                 throw ServiceCommandError("region '\(condition.id)' is defined in \(existing.origin == .config ? "config (regions:)" : "the region file"); change it there")
             }
             let time = commandTime
+            // Applied, then stored; put back as it was when the store refuses (nothing changes).
+            let before = monitor
+            monitor.put(condition, assuming: assuming)
             if let store {
                 var changes = StateChanges()
                 changes.put("condition", key: condition.id, value: condition.definition)
-                var probe = monitor
-                probe.put(condition, assuming: assuming)
-                if let r = probe.record(condition.id) { changes.put("state", key: condition.id, value: r.json) }
-                try store.commit(changes)
+                changes.append(contentsOf: stateChanges(monitor.takeChanges()))
+                do {
+                    try store.commit(changes)
+                } catch {
+                    monitor = before
+                    monitor.reindex(condition.id)
+                    throw error
+                }
             }
-            monitor.put(condition, assuming: assuming)
             _ = monitor.takeChanges()
-            try emitSnapshot(condition.id, at: time, output: &output)
-            return try record(condition.id)
+            // Per device there is no one state to show: `region record id=… device=…` shows one.
+            if !monitor.perDevice { try emitSnapshot(condition.id, device: "", at: time, output: &output) }
+            return try record(condition.id, device: "")
         case "region.remove":
             let rid = try Self.id(args)
             guard let existing = monitor.condition(rid) else { throw ServiceCommandError("no region '\(rid)'; see locus ctl region list") }
             guard existing.origin == .runtime else {
                 throw ServiceCommandError("region '\(rid)' is defined in \(existing.origin == .config ? "config (regions:)" : "the region file"); remove it there")
             }
+            let before = monitor
+            monitor.remove(rid)
             if let store {
                 var changes = StateChanges()
                 changes.delete("condition", key: rid)
                 changes.delete("state", key: rid)
-                try store.commit(changes)
+                changes.append(contentsOf: stateChanges(monitor.takeChanges()))
+                do {
+                    try store.commit(changes)
+                } catch {
+                    monitor = before
+                    monitor.reindex(rid)
+                    throw error
+                }
             }
-            monitor.remove(rid)
             _ = monitor.takeChanges()
             return .object(["removed": .string(rid)])
         case "region.list":
+            let device = try commandDevice(&args, required: false)
+            let perDeviceSummary = monitor.perDevice && device.isEmpty
             var filter: RegionState?
             if let raw = args["state"] {
                 guard let text = raw.stringValue, let s = RegionState(rawValue: text) else {
@@ -61,23 +78,35 @@ extension RegionService {
                 limit = Int(n)
             }
             let unknownKeys = Set(args.keys).subtracting(["state", "limit"])
-            if let k = unknownKeys.sorted().first { throw ServiceCommandError("unknown argument '\(k)'; region list takes state and limit") }
+            if let k = unknownKeys.sorted().first {
+                throw ServiceCommandError("unknown argument '\(k)'; region list takes state and limit\(monitor.perDevice ? " (and device)" : "")")
+            }
+            if perDeviceSummary && filter != nil {
+                throw ServiceCommandError("'\(id)' keeps one state per device: state= needs device=…")
+            }
+            // Per device without device=: each condition with the number of devices inside.
+            let inside = perDeviceSummary ? monitor.satisfiedCounts() : [:]
             var items: [JSONValue] = []
             var matched = 0
             for rid in monitor.ids {
-                guard let r = monitor.record(rid), let c = monitor.condition(rid) else { continue }
+                guard let r = monitor.record(rid, device: device), let c = monitor.condition(rid) else { continue }
                 if let filter, r.state != filter { continue }
                 matched += 1
                 if items.count < limit {
-                    items.append(.object(["id": .string(rid), "state": .string(r.state.rawValue), "origin": .string(c.origin.rawValue)]))
+                    var o: [String: JSONValue] = ["id": .string(rid), "origin": .string(c.origin.rawValue)]
+                    if perDeviceSummary { o["devices_inside"] = .number(Double(inside[rid] ?? 0)) } else { o["state"] = .string(r.state.rawValue) }
+                    items.append(.object(o))
                 }
             }
             return .object(["count": .number(Double(matched)), "regions": .array(items), "truncated": .bool(matched > items.count)])
         case "region.record":
+            let device = try commandDevice(&args, required: true)
             let rid = try Self.id(args)
             guard monitor.condition(rid) != nil else { throw ServiceCommandError("no region '\(rid)'; see locus ctl region list") }
-            try emitSnapshot(rid, at: commandTime, output: &output)
-            return try record(rid)
+            try emitSnapshot(rid, device: device, at: commandTime, output: &output)
+            return try record(rid, device: device)
+        case "region.devices":
+            return try devicesReply(args)
         default:
             throw ServiceCommandError("region service does not answer '\(command)'")
         }
@@ -89,16 +118,24 @@ extension RegionService {
         lastMessageTime ?? EventTime(seconds: Date().timeIntervalSince1970)
     }
 
-    func record(_ rid: String) throws -> JSONValue {
-        guard let c = monitor.condition(rid), let r = monitor.record(rid) else { throw ServiceCommandError("no region '\(rid)'") }
+    /// The reply of `region record` (and `add`): per device without a device, the definition only.
+    func record(_ rid: String, device: String) throws -> JSONValue {
+        guard let c = monitor.condition(rid), let r = monitor.record(rid, device: device) else { throw ServiceCommandError("no region '\(rid)'") }
         var o: [String: JSONValue] = ["definition": c.definition, "monitor": .string(id)]
+        if monitor.perDevice {
+            guard !device.isEmpty else {
+                o["devices"] = .number(Double(monitor.deviceCount))
+                return .object(o)
+            }
+            o["device"] = .string(device)
+        }
         if case .object(let ro) = r.recordJSON { for (k, v) in ro { o[k] = v } }
         return .object(o)
     }
 
-    mutating func emitSnapshot(_ rid: String, at time: EventTime, output: inout ServiceOutput) throws {
-        guard let body = monitor.snapshot(rid) else { return }
-        output.emit(RegionStateSnapshot(body), topic: RegionStateKind.topicPrefix + rid, time: time)
+    mutating func emitSnapshot(_ rid: String, device: String, at time: EventTime, output: inout ServiceOutput) throws {
+        guard let body = monitor.snapshot(rid, device: device) else { return }
+        output.emit(RegionStateSnapshot(body), topic: RegionStateKind.topicPrefix + rid + (body.device.map { "." + $0 } ?? ""), time: time)
     }
 
     static func id(_ args: [String: JSONValue]) throws -> String {

@@ -15,7 +15,12 @@ import Logging
 /// replay played again), and republishes events that were never acknowledged — so no
 /// transition is lost or published twice, except one that was on its way out in the
 /// microseconds of a kill, which is published again.
-public struct RegionService: CommandableService {
+///
+/// Per device (`per_device: true`, for a server fed by a fleet): the conditions, the file and
+/// the commands are shared; each device (the fix topic's last segment) has its own states,
+/// pending runs, dwell and restart fence, stored per device; events go to
+/// `region.<kind>.<id>.<device>` with `device` in the payload.
+public struct RegionService: CommandableService, DeviceKeyedService {
     public let id: String
     public let configuration: RegionConfiguration
     let logger: Logger
@@ -28,8 +33,9 @@ public struct RegionService: CommandableService {
     private var fileConditions: [RegionCondition]
     /// Outbox events published and not yet seen back through the hub.
     private var outbox = OutboxReceipts()
-    /// Messages at or before this time were processed before a restart.
-    private var processedThrough: EventTime?
+    /// Per device (`""` for the one device): messages at or before this time were processed
+    /// before a restart.
+    var processedThrough: [String: EventTime] = [:]
     var lastMessageTime: EventTime?
     private var lastFileCheck: EventTime?
     public private(set) var counters = Counters()
@@ -50,7 +56,7 @@ public struct RegionService: CommandableService {
         self.logger = logger
         monitor = RegionMonitor(monitorID: id, hysteresis: RegionHysteresis(
             minDistance: configuration.minDistance, minDuration: configuration.minDuration,
-            maxAccuracy: configuration.maxAccuracy))
+            maxAccuracy: configuration.maxAccuracy), perDevice: setup?.perDevice ?? false)
         if configuration.persist, let dir = setup?.stateDirectory {
             databasePath = configuration.database.map { setup?.resolvePath($0) ?? $0 } ?? dir + "/region-\(id).sqlite"
         } else {
@@ -83,71 +89,111 @@ public struct RegionService: CommandableService {
     public var produces: [String] { ["region.enter.", "region.exit.", "region.dwell.", "region.state."] }
 
     public var commands: [ServiceCommand] {
-        [
+        let perDevice = monitor.perDevice ? [
+            ServiceCommand("region.devices", summary: "Devices seen, with the conditions each is inside; limit=… (default 1000)."),
+        ] : []
+        return [
             ServiceCommand("region.add", summary: "Add (or replace a runtime) condition: id=… lat=… lon=… radius=… | geometry=@shape.json; notify_on_entry, notify_on_exit, dwell, properties, assuming=satisfied|unsatisfied."),
             ServiceCommand("region.remove", summary: "Remove a condition added at runtime: id=…"),
             ServiceCommand("region.list", summary: "Condition ids with state and origin; state=… filters, limit=… (default 1000)."),
-            ServiceCommand("region.record", summary: "One condition's definition, state, pending transition and last event (id=…); also publishes region.state.<id>."),
-        ]
+            ServiceCommand("region.record", summary: "One condition's definition, state, pending transition and last event (id=…, and device=… per device); also publishes region.state.<id>."),
+        ] + perDevice
     }
 
     // MARK: - Messages
 
     public mutating func receive(_ message: BusMessage, output: inout ServiceOutput) throws {
         try openIfNeeded(&output)
-        if let fence = processedThrough {
+        let tick = message.payload(ClockTick.self)
+        // Per device, ticks are everyone's: only a device's fixes are fenced.
+        let fenced = !(monitor.perDevice && tick != nil)
+        let device = monitor.perDevice ? Self.device(of: message.topic) : ""
+        if fenced, let fence = processedThrough[device] {
             if message.time <= fence {
                 counters.skippedAfterRestart += 1
                 return
             }
-            processedThrough = nil
+            processedThrough[device] = nil
         }
         lastMessageTime = message.time
         var events: [RegionMonitor.Event] = []
-        if message.payload(ClockTick.self) != nil {
+        if tick != nil {
             try checkFile(at: message.time, output: &output)
             events = monitor.tick(at: message.time)
         } else if let fix = message.payload(Fix.self) {
-            guard let regionFix = usable(fix, at: message.time) else {
+            guard let regionFix = usable(fix, at: message.time, device: device) else {
                 counters.fixesIgnored += 1
                 return
             }
-            events = monitor.receive(regionFix)
+            events = monitor.receive(regionFix, device: device)
         } else {
             return
         }
         try commitAndEmit(events, at: message.time, output: &output)
     }
 
-    func usable(_ fix: Fix, at time: EventTime) -> RegionFix? {
+    /// The device a per-device message is for: its topic's last segment (`obs.fix.<device>`).
+    static func device(of topic: String) -> String {
+        guard let dot = topic.lastIndex(of: ".") else { return topic }
+        return String(topic[topic.index(after: dot)...])
+    }
+
+    func usable(_ fix: Fix, at time: EventTime, device: String = "") -> RegionFix? {
         guard configuration.sources.isEmpty || configuration.sources.contains(fix.source) else { return nil }
         guard fix.hasPosition, let lat = fix.latitude, let lon = fix.longitude else { return nil }
         let f = RegionFix(source: fix.source, coordinate: Coordinate(latitude: lat, longitude: lon),
                           horizontalAccuracy: fix.horizontalAccuracy, time: time)
-        return monitor.isUsable(f) ? f : nil
+        return monitor.isUsable(f, device: device) ? f : nil
     }
 
     /// Stores what changed and the events in one transaction, then emits them.
     mutating func commitAndEmit(_ events: [RegionMonitor.Event], at time: EventTime, output: inout ServiceOutput) throws {
-        let (changedIDs, removedIDs) = monitor.takeChanges()
-        guard !events.isEmpty || !changedIDs.isEmpty || !removedIDs.isEmpty else { return }
+        let monitorChanges = monitor.takeChanges()
+        guard !events.isEmpty || !monitorChanges.isEmpty else { return }
         var outboxed: [StoredEvent] = []
         if let store {
-            var changes = StateChanges()
-            for cid in changedIDs { if let r = monitor.record(cid) { changes.put("state", key: cid, value: r.json) } }
-            for cid in removedIDs { changes.delete("state", key: cid) }
+            var changes = stateChanges(monitorChanges)
             for e in events {
-                let stored = StoredEvent(topic: Self.topic(e.kind, e.body.region), time: time, eventType: e.kind.rawValue,
+                let stored = StoredEvent(topic: Self.topic(e.kind, e.body), time: time, eventType: e.kind.rawValue,
                                          payload: Self.json(e.body))
                 changes.append(stored)
                 outboxed.append(stored)
             }
-            changes.setMeta("processed_through", String(time.milliseconds))
-            if let t = monitor.lastFixTime { changes.setMeta("last_fix_time", String(t.milliseconds)) }
+            if !monitor.perDevice {
+                changes.setMeta("processed_through", String(time.milliseconds))
+                if let t = monitor.lastFixTime { changes.setMeta("last_fix_time", String(t.milliseconds)) }
+            }
             let ids = try store.commit(changes)
             outbox.published(outboxed, ids: ids)
         }
         for e in events { Self.emit(e.kind, e.body, at: time, to: &output) }
+    }
+
+    /// The rows to write for what the monitor changed. One device: `state` rows by condition
+    /// id, as always. Per device: `device_state` rows by `<device>/<condition>` (records held),
+    /// `device` rows (first and last fix time), and a `state` row per condition holding only
+    /// its fingerprint, so that a restart knows which conditions are new to every device.
+    func stateChanges(_ m: RegionMonitor.Changes) -> StateChanges {
+        var changes = StateChanges()
+        guard monitor.perDevice else {
+            for d in m.devices {
+                for cid in d.changed { if let r = monitor.record(cid) { changes.put("state", key: cid, value: r.json) } }
+                for cid in d.removed { changes.delete("state", key: cid) }
+            }
+            return changes
+        }
+        for cid in m.conditionsPut {
+            if let c = monitor.condition(cid) { changes.put("state", key: cid, value: ConditionRecord(fingerprint: c.fingerprint).json) }
+        }
+        for cid in m.conditionsRemoved { changes.delete("state", key: cid) }
+        for d in m.devices {
+            for cid in d.changed {
+                if let r = monitor.record(cid, device: d.device) { changes.put("device_state", key: d.device + "/" + cid, value: r.json) }
+            }
+            for cid in d.removed { changes.delete("device_state", key: d.device + "/" + cid) }
+            changes.put("device", key: d.device, value: monitor.timesJSON(device: d.device))
+        }
+        return changes
     }
 
     public mutating func acknowledge(_ message: BusMessage) throws {
@@ -219,21 +265,32 @@ public struct RegionService: CommandableService {
             unreadable: { key, error in
                 logger.error("stored region cannot be read; dropped", metadata: ["region": "\(key)", "error": "\(error)"])
             })
-        for (c, record) in restoredSet.conditions { monitor.put(c, record: record) }
-        let restored = restoredSet.restoredStates
+        var restored = restoredSet.restoredStates
+        var restoreChanges = restoredSet.changes
+        if monitor.perDevice {
+            restored = try restoreDevices(restoredSet, store: s, changes: &restoreChanges)
+        } else {
+            for (c, record) in restoredSet.conditions { monitor.put(c, record: record) }
+        }
         if !restoredSet.replacedByConfig.isEmpty {
             logger.warning("config now defines ids that were added at runtime; the config's definitions are used", metadata: [
                 "regions": "\(restoredSet.replacedByConfig.joined(separator: ","))"])
         }
-        if let raw = try s.meta("processed_through"), let ms = Int64(raw) { processedThrough = EventTime(milliseconds: ms) }
-        if let raw = try s.meta("last_fix_time"), let ms = Int64(raw) { monitor.resume(lastFixTime: EventTime(milliseconds: ms)) }
-        _ = monitor.takeChanges()
-        if !restoredSet.changes.isEmpty { try s.commit(restoredSet.changes) }
+        if !monitor.perDevice {
+            if let raw = try s.meta("processed_through"), let ms = Int64(raw) { processedThrough[""] = EventTime(milliseconds: ms) }
+            if let raw = try s.meta("last_fix_time"), let ms = Int64(raw) { monitor.resume(lastFixTime: EventTime(milliseconds: ms)) }
+            _ = monitor.takeChanges()
+        } else {
+            // Fingerprints of the conditions as they are now, and new conditions' records.
+            restoreChanges.append(contentsOf: stateChanges(monitor.takeChanges()))
+        }
+        if !restoreChanges.isEmpty { try s.commit(restoreChanges) }
         let republish = try s.unacknowledgedEvents()
         store = s
         loaded = true
         logger.info("region state loaded", metadata: [
             "database": "\(databasePath)", "conditions": "\(monitor.count)", "restored_states": "\(restored)",
+            "devices": "\(monitor.deviceCount)",
             "republished": "\(republish.count)"])
         for e in republish {
             guard let kind = RegionMonitor.EventKind(rawValue: e.eventType),
@@ -250,10 +307,13 @@ public struct RegionService: CommandableService {
 
     // MARK: - Encoding
 
-    static func topic(_ kind: RegionMonitor.EventKind, _ region: String) -> String { kind.rawValue + "." + region }
+    /// `region.<kind>.<id>`, and `.<device>` per device.
+    static func topic(_ kind: RegionMonitor.EventKind, _ body: RegionEventBody) -> String {
+        kind.rawValue + "." + body.region + (body.device.map { "." + $0 } ?? "")
+    }
 
     static func emit(_ kind: RegionMonitor.EventKind, _ body: RegionEventBody, at time: EventTime, to output: inout ServiceOutput) {
-        let topic = topic(kind, body.region)
+        let topic = topic(kind, body)
         switch kind {
         case .enter: output.emit(RegionEnter(body), topic: topic, time: time)
         case .exit: output.emit(RegionExit(body), topic: topic, time: time)

@@ -8,8 +8,9 @@
 /// `location.update.<service>.<device>` from another per-device service). `clock.tick` goes to
 /// every device's instance, in device order, so timeouts fire per device and a replay gives the
 /// same events at any speed. A device's instance is made from the configured one on its first
-/// message. Services with control commands or an outbox (region, beacon) keep one state per
-/// service and are refused for now.
+/// message. Services with control commands (beacon) keep one state per service and are
+/// refused, unless they are a `DeviceKeyedService` (region), which keys its state by device
+/// itself.
 public struct PerDeviceService: ServicePlugin {
     private let prototype: any ServicePlugin
     private var instances: [String: any ServicePlugin] = [:]
@@ -49,3 +50,10 @@ public struct PerDeviceService: ServicePlugin {
         for e in own.events { output.append(e, topic: e.topic + "." + device) }
     }
 }
+
+/// A service that keeps one state per device itself when built with `PluginSetup.perDevice`
+/// (shared conditions and commands, per-device state and persistence), instead of being
+/// wrapped in `PerDeviceService`. An implementer must, with `perDevice`: take the device from
+/// the topic's last segment as `PerDeviceService` does, publish each event on its topic with
+/// `.<device>` appended, and name the device in the payload.
+public protocol DeviceKeyedService: ServicePlugin {}

@@ -112,9 +112,12 @@ public struct PluginSetup: Sendable {
     /// `locus check`): a plugin that forwards events off the device reads it to lose nothing
     /// while its destination is away.
     public var journal: JournalLocation?
+    /// `per_device: true` on a service entry. A `DeviceKeyedService` reads it and keeps one
+    /// state per device itself; any other service is wrapped in `PerDeviceService`.
+    public var perDevice: Bool
 
     public init(id: String, kind: PluginKind, configDirectory: String, endpoints: HubEndpoints, logger: Logger,
-                stateDirectory: String? = nil, journal: JournalLocation? = nil) {
+                stateDirectory: String? = nil, journal: JournalLocation? = nil, perDevice: Bool = false) {
         self.id = id
         self.kind = kind
         self.configDirectory = configDirectory
@@ -122,6 +125,7 @@ public struct PluginSetup: Sendable {
         self.logger = logger
         self.stateDirectory = stateDirectory
         self.journal = journal
+        self.perDevice = perDevice
     }
 
     /// Resolves a path from config against the config file's directory.

@@ -519,7 +519,7 @@ final class ConfigLoadSession {
         pluginLogger.logLevel = logLevel
         let setup = PluginSetup(id: id, kind: kind, configDirectory: directory, endpoints: endpoints, logger: pluginLogger,
                                 stateDirectory: mode == .full ? stateDirectory : nil,
-                                journal: mode == .full ? journal : nil)
+                                journal: mode == .full ? journal : nil, perDevice: perDevice)
         let builder = PluginBuilder(factory: factory, node: node, setup: setup, subject: subject,
                                     entryPosition: entryPosition, file: file, perDevice: perDevice)
         switch builder.build() {

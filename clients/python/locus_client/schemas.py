@@ -79,7 +79,7 @@ class _Schemas:
     def __init__(self, directories):
         cls, checker = strict_validator()
         self.envelope = None
-        self.payloads = {}  # type -> (version, topic template, validator)
+        self.payloads = {}  # type -> (version, topic templates, validator)
         for directory in directories:
             for path in sorted(Path(directory).glob("*.schema.json")):
                 schema = json.loads(path.read_text(encoding="utf-8"))
@@ -88,7 +88,7 @@ class _Schemas:
                     if self.envelope is None:  # the first directory's (Locus's own) wins
                         self.envelope = cls(schema, format_checker=checker)
                 elif name not in self.payloads:
-                    self.payloads[name] = (schema.get("x-locus-version", 1), schema.get("x-locus-topic"),
+                    self.payloads[name] = (schema.get("x-locus-version", 1), [t for t in (schema.get("x-locus-topic"), schema.get("x-locus-topic-per-device")) if t],
                                            cls(schema, format_checker=checker))
         if self.envelope is None:
             raise SchemaError([f"no envelope.schema.json in {', '.join(map(str, directories))}"])
@@ -170,12 +170,15 @@ def problems(topic, envelope=None, directory=None, extra=()):
     known = schemas.payloads.get(kind)
     if known is None:
         return found + [f"unknown event type {kind!r} (no {kind}.schema.json)"]
-    version, template, validator = known
+    version, templates, validator = known
     if isinstance(envelope.get("version"), int) and envelope["version"] != version:
         return found + [f"{kind} version {envelope['version']} has no schema (the schemas describe version {version})"]
     payload = envelope.get("payload")
-    if topic is not None and template:
-        found += _topic_problems(topic, template, payload)
+    if topic is not None and templates:
+        # x-locus-topic, or the per-device form (a service with per_device: true).
+        results = [_topic_problems(topic, t, payload) for t in templates]
+        fitting = [r for r in results if not any("does not fit" in p for p in r)]
+        found += fitting[0] if fitting else results[0]
     if isinstance(payload, dict):
         found += [f"{_where('payload', e)}: {e.message}"
                   for e in sorted(validator.iter_errors(payload), key=lambda e: list(e.absolute_path))]

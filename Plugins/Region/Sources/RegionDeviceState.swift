@@ -1,0 +1,62 @@
+import LocusCore
+
+/// What a region monitor knows about one device: its records, which of them every fix must
+/// check, and its last fix.
+///
+/// With one device (the default) every condition has a record. With one state per device
+/// (`per_device`) records are sparse, so that 10,000 devices × 10,000 fences do not hold 10⁸
+/// records: a condition without a record for the device is `unknown` until the device's first
+/// usable fix and `unsatisfied` since that fix afterwards — exactly the record that fix would
+/// have written, since any condition the index does not return is decisively outside. Records
+/// exist for the conditions near the device's fixes and for conditions added after its first fix.
+struct RegionDeviceState {
+    var records: [String: ConditionRecord] = [:]
+    /// Ids of records that must be checked against every fix (`ConditionRecord.needsEveryFix`).
+    var active = Set<String>()
+    /// Time of the last usable fix.
+    var lastFixTime: EventTime?
+    /// The last usable fix, for state snapshots (not stored).
+    var lastFix: RegionFix?
+    /// `lastFixTime` as stored before a restart; the next usable fix is the first after it.
+    var restartFence: EventTime?
+    /// Time of the first usable fix: conditions without a record are outside since then.
+    var firstFixTime: EventTime?
+    /// Ids whose record changed, and ids whose record was removed, since the last `takeChanges`.
+    var changed = Set<String>()
+    var removed = Set<String>()
+    /// `lastFixTime` or `firstFixTime` changed since the last `takeChanges`.
+    var timesChanged = false
+
+    /// The record of `condition`, stored or implied.
+    func record(for condition: RegionCondition) -> ConditionRecord {
+        if let r = records[condition.id] { return r }
+        var r = ConditionRecord(fingerprint: condition.fingerprint)
+        if let firstFixTime {
+            r.state = .unsatisfied
+            r.since = firstFixTime
+        }
+        return r
+    }
+
+    mutating func set(_ record: ConditionRecord, for id: String) {
+        records[id] = record
+        if record.needsEveryFix { active.insert(id) } else { active.remove(id) }
+        removed.remove(id)
+        changed.insert(id)
+    }
+
+    mutating func drop(_ id: String) {
+        guard records.removeValue(forKey: id) != nil else { return }
+        active.remove(id)
+        changed.remove(id)
+        removed.insert(id)
+    }
+
+    /// The device's times as stored (`device` rows of a per-device database).
+    var timesJSON: JSONValue {
+        var o: [String: JSONValue] = [:]
+        if let firstFixTime { o["first_fix_time"] = .number(Double(firstFixTime.milliseconds)) }
+        if let lastFixTime { o["last_fix_time"] = .number(Double(lastFixTime.milliseconds)) }
+        return .object(o)
+    }
+}

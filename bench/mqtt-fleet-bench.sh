@@ -6,8 +6,13 @@
 # timing a probe device. Reports fixes/s, end-to-end latency p50/p99, Locus's CPU and peak RSS,
 # and the loss (sent - received). Several RATEs find the saturation point.
 #
+# SERVICE=region instead: a per-device region service with one 100 m fence per device (DEVICES
+# fences, plus one for the probes), each device going back and forth through its own fence
+# (four region events per device per 60 fixes); the sink sends region events, and the loss is
+# the events the service published (journal) minus what the observer received.
+#
 # usage: bench/mqtt-fleet-bench.sh [DEVICES] [SECONDS] [RATE...]   (default 10000 30 1)
-# env:   SCRATCH=.build-bench
+# env:   SCRATCH=.build-bench  SERVICE=standard|region
 set -euo pipefail
 DEVICES=${1:-10000}
 SECONDS_=${2:-30}
@@ -35,25 +40,42 @@ mosquitto -c "$WORK/mosquitto.conf" > "$WORK/broker.log" 2>&1 &
 BROKER=$!
 trap 'kill $BROKER 2>/dev/null; [ -n "${LOCUS_PID:-}" ] && kill $LOCUS_PID 2>/dev/null; true' EXIT
 sleep 0.5
+SERVICE=${SERVICE:-standard}
+if [ "$SERVICE" = region ]; then
+    # The load's fences (bench/mqtt_fleet_load.c: fence_lat, fence_lon), and the probes' fence.
+    python3 - "$DEVICES" > "$WORK/fences.geojson" <<'PY'
+import json, sys
+n = int(sys.argv[1])
+features = [{"type": "Feature", "id": f"f{d}", "geometry": {"type": "Point", "coordinates": [-170 + (d // 100) * 3.0, -60 + (d % 100) * 1.0]},
+             "properties": {"radius": 100}} for d in range(n)]
+features.append({"type": "Feature", "id": "probe", "geometry": {"type": "Point", "coordinates": [20, 10.02]}, "properties": {"radius": 5000}})
+print(json.dumps({"type": "FeatureCollection", "features": features}))
+PY
+    SERVICE_YAML="  - {type: region, id: fences, per_device: true, file: $WORK/fences.geojson, min_duration: 3}"
+    SINK_TOPICS='["region."]'; OBSERVE="locus/server/region/"; LOAD_MODE=fences
+else
+    SERVICE_YAML="  - {type: standard, id: here, per_device: true, distance_filter: 0}"
+    SINK_TOPICS='["location.update."]'; OBSERVE="locus/server/location/update/here/"; LOAD_MODE=walk
+fi
 cat > "$WORK/config.yaml" <<CONF
 hub:
   state_directory: $WORK/state
 sources:
   - {type: mqtt, id: phones, port: $PORT, subscribe: ["owntracks/bench/+"], max_rate: 0, max_devices: 1000000}
 services:
-  - {type: standard, id: here, per_device: true, distance_filter: 0}
+$SERVICE_YAML
 sinks:
-  - {type: mqtt, id: up, port: $PORT, device: server, topics: ["location.update."], qos: 1, max_inflight: 1000}
+  - {type: mqtt, id: up, port: $PORT, device: server, topics: $SINK_TOPICS, qos: 1, max_inflight: 1000}
 CONF
 ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
-echo "== $DEVICES devices, $SECONDS_ s per rate, rates (fixes/s per device): ${RATES[*]}"
+echo "== $SERVICE: $DEVICES devices, $SECONDS_ s per rate, rates (fixes/s per device): ${RATES[*]}"
 for rate in "${RATES[@]}"; do
     rm -rf "$WORK/state"
     LOCUS_RUNTIME_DIR="$WORK" "$LOCUS" run "$WORK/config.yaml" > "$WORK/locus.log" 2>&1 &
     LOCUS_PID=$!
     for _ in $(seq 100); do grep -q "connected to the MQTT broker" "$WORK/locus.log" 2>/dev/null && [ "$(grep -c 'connected to the MQTT broker' "$WORK/locus.log")" -ge 2 ] && break; sleep 0.1; done
     t0=$(ticks $LOCUS_PID); w0=$(date +%s.%N)
-    result=$("$WORK/load" "$PORT" "$DEVICES" "$rate" "$SECONDS_" "locus/server/location/update/here/")
+    result=$("$WORK/load" "$PORT" "$DEVICES" "$rate" "$SECONDS_" "$OBSERVE" "$LOAD_MODE")
     t1=$(ticks $LOCUS_PID); w1=$(date +%s.%N)
     hwm=$(awk '/VmHWM/ { print $2 }' "/proc/$LOCUS_PID/status")
     counters=$(LOCUS_RUNTIME_DIR="$WORK" "$LOCUS" ctl status --json 2>/dev/null | python3 -c '
@@ -64,6 +86,8 @@ for p in r["plugins"]:
     c = p.get("counters") or {}
     if p["plugin"] == "phones": out["source"] = {k: c.get(k, 0) for k in ("messages", "fixes_published", "devices")}
     if p["plugin"] == "up": out["sink"] = {k: c.get(k, 0) for k in ("published", "acknowledged")}
+    if p["plugin"] == "fences": out["region"] = {k: c.get(k, 0) for k in ("fixes_ignored", "skipped_after_restart")}
+out["drops"] = {k: v for k, v in (r.get("drops") or {}).items() if v}
 print(json.dumps(out))')
     kill $LOCUS_PID; wait $LOCUS_PID 2>/dev/null || true; LOCUS_PID=
     cpu=$(awk -v a="$t0" -v b="$t1" -v w0="$w0" -v w1="$w1" -v hz="$(getconf CLK_TCK)" 'BEGIN { printf "%.0f", (b - a) / hz / (w1 - w0) * 100 }')

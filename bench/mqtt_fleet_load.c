@@ -1,15 +1,20 @@
 /*
  * The fleet benchmark's load and observer (bench/mqtt-fleet-bench.sh), on libmosquitto.
  *
- *   mqtt_fleet_load PORT DEVICES RATE SECONDS TOPIC_PREFIX
+ *   mqtt_fleet_load PORT DEVICES RATE SECONDS TOPIC_PREFIX [walk|fences]
  *
  * One process, two clients on the same broker:
  * - a publisher sends DEVICES simulated phones' OwnTracks locations, each device RATE fixes per
  *   second, for SECONDS, on owntracks/bench/d<N> (QoS 0: the load is paced, not acknowledged);
- *   every device walks its own straight line, so each fix is a new place;
+ *   with `walk` (default) every device walks its own straight line, so each fix is a new place;
+ *   with `fences` device N goes back and forth through its own 100 m circle (fences_lat/lon
+ *   below; the bench script writes the same circles as a GeoJSON file), 300 m either side of
+ *   its centre, 20 m per fix: four region events per device every 60 fixes;
  * - an observer subscribes (QoS 1) to TOPIC_PREFIX# and counts what Locus sends back, and
  *   times a probe: every 100 ms the publisher sends one fix of device "probe" with a unique
- *   latitude and the observer notes when Locus's event with that latitude arrives.
+ *   latitude and the observer notes when Locus's event with that latitude arrives (`fences`:
+ *   each probe is a new device "probe<k>" whose first fix is inside the probe fence at
+ *   latitude 10, so its region.enter comes at once).
  * It prints one JSON line: sent, received, probes sent/seen, latency p50/p99 (ms), and the
  * achieved send rate. Waits up to 10 s after the load for stragglers.
  */
@@ -31,6 +36,10 @@ static double now_s(void) {
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return ts.tv_sec + ts.tv_nsec / 1e9;
 }
+
+/* Device d's fence centre (the bench script writes the same circles, radius 100 m). */
+static double fence_lat(int d) { return -60 + (d % 100) * 1.0; }
+static double fence_lon(int d) { return -170 + (d / 100) * 3.0; }
 
 /* Probe k has latitude 10 + k * 1e-5 (exactly representable in the 7 digits Locus keeps). */
 static void on_message(struct mosquitto *m, void *obj, const struct mosquitto_message *msg) {
@@ -55,10 +64,11 @@ static int cmp(const void *a, const void *b) {
 }
 
 int main(int argc, char **argv) {
-    if (argc != 6) {
-        fprintf(stderr, "usage: %s PORT DEVICES RATE SECONDS TOPIC_PREFIX\n", argv[0]);
+    if (argc != 6 && argc != 7) {
+        fprintf(stderr, "usage: %s PORT DEVICES RATE SECONDS TOPIC_PREFIX [walk|fences]\n", argv[0]);
         return 2;
     }
+    int fences = argc == 7 && strcmp(argv[6], "fences") == 0;
     int port = atoi(argv[1]), devices = atoi(argv[2]);
     double rate = atof(argv[3]), seconds = atof(argv[4]);
     const char *prefix = argv[5];
@@ -89,9 +99,20 @@ int main(int argc, char **argv) {
             int d = (int)(sent % devices);
             long step = sent / devices;
             snprintf(topic, sizeof topic, "owntracks/bench/d%d", d);
+            double lat, lon;
+            if (fences) {
+                /* A triangle wave of period 60 fixes, ±300 m (0.0027°) about the centre, starting south. */
+                double phase = (double)(step % 60) / 60;
+                double wave = phase < 0.5 ? -1 + 4 * phase : 3 - 4 * phase;
+                lat = fence_lat(d) + 0.0027 * wave;
+                lon = fence_lon(d);
+            } else {
+                lat = -60 + (d % 1000) * 0.1 + step * 0.0002;
+                lon = -170 + (d / 1000) * 0.5;
+            }
             int n = snprintf(payload, sizeof payload,
                              "{\"_type\":\"location\",\"lat\":%.7f,\"lon\":%.7f,\"acc\":5,\"tst\":%ld,\"tid\":\"bd\"}",
-                             -60 + (d % 1000) * 0.1 + step * 0.0002, -170 + (d / 1000) * 0.5, tst0 + step);
+                             lat, lon, tst0 + step);
             mosquitto_publish(pub, NULL, topic, n, payload, 0, false);
             sent++;
             if ((sent & 255) == 0) mosquitto_loop(pub, 0, 1);
@@ -101,7 +122,10 @@ int main(int argc, char **argv) {
                              10 + probes_sent * 1e-5, tst0 + probes_sent);
             probe_sent_at[probes_sent] = now_s();
             probes_sent++;
-            mosquitto_publish(pub, NULL, "owntracks/bench/probe", n, payload, 0, false);
+            char probe_topic[64];
+            if (fences) snprintf(probe_topic, sizeof probe_topic, "owntracks/bench/probe%d", probes_sent - 1);
+            else snprintf(probe_topic, sizeof probe_topic, "owntracks/bench/probe");
+            mosquitto_publish(pub, NULL, probe_topic, n, payload, 0, false);
             next_probe += 0.1;
         }
         mosquitto_loop(pub, 0, 1);

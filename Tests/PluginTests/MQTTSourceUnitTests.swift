@@ -90,12 +90,40 @@ struct MQTTSourceUnitTests {
         #expect(DeviceTable.busId(String(repeating: "a", count: 100))?.count == 64)
     }
 
+    @Test func aPartitionTakesOnlyItsDevicesAndEveryDeviceHasOnePartition() {
+        // FNV-1a-32 as any tool computes it (the published test vectors: "" and "a").
+        #expect(DeviceTable.fnv1a32("") == 0x811C_9DC5 && DeviceTable.fnv1a32("a") == 0xE40C_292C)
+        let topics = (0..<300).map { "owntracks/fleet/van\($0)" }
+        var owners = [Int](repeating: 0, count: topics.count)
+        for i in 0..<3 {
+            var t = DeviceTable(levels: [1, 2], maxDevices: 1000, maxRate: 0, partition: (i, 3))
+            for (k, topic) in topics.enumerated() {
+                switch t.admit(topic: topic, now: 0) {
+                case .publish(let id):
+                    #expect(Int(DeviceTable.fnv1a32(id) % 3) == i)
+                    owners[k] += 1
+                case .otherPartition: break
+                default: Issue.record("\(topic)")
+                }
+            }
+            // Only its own devices are kept, about a third each.
+            #expect(t.count > 60 && t.count < 140, "\(t.count)")
+        }
+        #expect(owners.allSatisfy { $0 == 1 })
+    }
+
     @Test func sourceConfigurationsAreCheckedAtTheirKey() {
         #expect(configErrorKey(MQTTSourceConfiguration.self, #"{"share_group": "g"}"#) == "share_group")
         #expect(configErrorKey(MQTTSourceConfiguration.self, #"{"share_group": "g", "protocol": "5"}"#) == nil)
         #expect(configErrorKey(MQTTSourceConfiguration.self, #"{"subscribe": []}"#) == "subscribe")
         #expect(configErrorKey(MQTTSourceConfiguration.self, #"{"subscribe": ["$share/g/x/#"]}"#) == "subscribe")
         #expect(configErrorKey(MQTTSourceConfiguration.self, #"{"device_levels": [-1]}"#) == "device_levels")
+        for bad in ["2/2", "1", "a/2", "-1/2", "0/0", "1/2/3"] {
+            #expect(configErrorKey(MQTTSourceConfiguration.self, #"{"partition": "\#(bad)"}"#) == "partition", "\(bad)")
+        }
+        #expect(configErrorKey(MQTTSourceConfiguration.self, #"{"partition": "1/2"}"#) == nil)
+        #expect(configErrorKey(MQTTSourceConfiguration.self, #"{"session_expiry": -1}"#) == "session_expiry")
+        #expect(configErrorKey(MQTTSourceConfiguration.self, #"{"session_expiry": 60, "client_id": ""}"#) == "client_id")
         let shared = try? decodeConfiguration(MQTTSourceConfiguration.self, #"{"share_group": "fleet", "protocol": "5"}"#)
         #expect(shared?.subscriptionFilters == ["$share/fleet/owntracks/+/+"])
     }

@@ -12,17 +12,20 @@ struct DeviceTable {
     let levels: [Int]
     let maxDevices: Int
     let maxRate: Double
+    /// Only devices of this partition are admitted (`partition: "i/n"`).
+    let partition: (index: Int, count: Int)?
     private var devices: [String: Device] = [:]
 
-    init(levels: [Int], maxDevices: Int, maxRate: Double) {
+    init(levels: [Int], maxDevices: Int, maxRate: Double, partition: (index: Int, count: Int)? = nil) {
         self.levels = levels
         self.maxDevices = maxDevices
         self.maxRate = maxRate
+        self.partition = partition
     }
 
     var count: Int { devices.count }
 
-    enum Admission: Equatable { case publish(String), badDevice, tooManyDevices, rateLimited }
+    enum Admission: Equatable { case publish(String), badDevice, tooManyDevices, rateLimited, otherPartition }
 
     /// Whether a message on `topic` at wall-clock `now` (seconds) may be published, and as which device.
     mutating func admit(topic: String, now: Double) -> Admission {
@@ -31,6 +34,8 @@ struct DeviceTable {
         let key = levels.map { String(parts[$0]) }.joined(separator: "-")
         if devices[key] == nil {
             guard let id = Self.busId(key) else { return .badDevice }
+            // Another server's device: not kept, so the table holds this partition only.
+            if let partition, Int(Self.fnv1a32(id) % UInt32(partition.count)) != partition.index { return .otherPartition }
             guard devices.count < maxDevices else { return .tooManyDevices }
             devices[key] = Device(id: id, tokens: max(1, maxRate), refilled: now)
         }
@@ -43,6 +48,14 @@ struct DeviceTable {
         d.tokens -= 1
         devices[key] = d
         return .publish(d.id)
+    }
+
+    /// FNV-1a, 32 bits, of the device id's UTF-8 bytes: the partition hash, simple enough for
+    /// any tool to compute (offset basis 2166136261, prime 16777619).
+    static func fnv1a32(_ text: String) -> UInt32 {
+        var h: UInt32 = 2_166_136_261
+        for b in text.utf8 { h = (h ^ UInt32(b)) &* 16_777_619 }
+        return h
     }
 
     /// A topic segment (docs/protocol.md 3.2: a-z 0-9 _ -, at most 64 bytes) for a device key:

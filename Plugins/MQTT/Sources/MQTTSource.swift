@@ -63,14 +63,16 @@ final class MQTTSourceThread {
         self.counters = counters
         self.context = context
         self.stop = stop
-        devices = DeviceTable(levels: configuration.deviceLevels, maxDevices: configuration.maxDevices, maxRate: configuration.maxRate)
+        devices = DeviceTable(levels: configuration.deviceLevels, maxDevices: configuration.maxDevices, maxRate: configuration.maxRate,
+                              partition: MQTTSourceConfiguration.parsePartition(configuration.partition))
         backoff = configuration.reconnectMin
     }
 
     private var endpointText: String { "\(configuration.host):\(configuration.effectivePort)" }
 
     func run() throws {
-        let client = try MosquittoClient(clientId: clientId, cleanSession: true,
+        let persistent = configuration.sessionExpiry > 0
+        let client = try MosquittoClient(clientId: clientId, cleanSession: !persistent,
                                          protocolVersion: configuration.protocolVersion == .v5 ? 5 : 4)
         if !configuration.username.isEmpty { try client.setCredentials(username: configuration.username, password: password) }
         if !configuration.tlsCAFile.isEmpty {
@@ -97,7 +99,14 @@ final class MQTTSourceThread {
         while !stop.isSet {
             if !up && !connecting {
                 if Date() < nextAttempt { Thread.sleep(forTimeInterval: 0.05); continue }
-                if let failure = client.connect(host: configuration.host, port: configuration.effectivePort, keepalive: configuration.keepalive) {
+                // MQTT 5 says how long the session outlives the connection in CONNECT; 3.1.1's
+                // clean_session false keeps it as long as the broker is configured to.
+                let failure = persistent && configuration.protocolVersion == .v5
+                    ? client.connectV5(host: configuration.host, port: configuration.effectivePort, keepalive: configuration.keepalive,
+                                       sessionExpiry: UInt32(configuration.sessionExpiry), stop: stop)
+                    : client.connect(host: configuration.host, port: configuration.effectivePort, keepalive: configuration.keepalive)
+                if stop.isSet { break }
+                if let failure {
                     down(failure, failedAttempt: true)
                     continue
                 }
@@ -157,6 +166,7 @@ final class MQTTSourceThread {
         case .badDevice: counters.update { $0.droppedBadDevice += 1 }
         case .tooManyDevices: counters.update { $0.droppedTooManyDevices += 1 }
         case .rateLimited: counters.update { $0.droppedRateLimit += 1 }
+        case .otherPartition: counters.update { $0.otherPartition += 1 }
         }
     }
 }

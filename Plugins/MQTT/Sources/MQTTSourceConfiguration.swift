@@ -28,6 +28,12 @@ public struct MQTTSourceConfiguration: DeclaredConfiguration {
     @Setting("share_group", "MQTT 5 shared subscription group: servers with the same group split the devices ($share/<group>/…). Empty = none.")
     public var shareGroup: String = ""
 
+    @Setting("session_expiry", "Seconds the broker keeps this client's session (subscriptions and QoS 1/2 messages) while Locus is away; 0 = a clean session each time.", check: .within(0...4_294_967_295))
+    public var sessionExpiry: Int = 0
+
+    @Setting("partition", "Take only the devices of one partition, \"i/n\": FNV-1a-32(device id) mod n == i; the others are ignored (counted). Empty = all devices.")
+    public var partition: String = ""
+
     @Setting("qos", "MQTT quality of service of the subscriptions.", check: .within(0...2))
     public var qos: Int = 1
 
@@ -87,6 +93,12 @@ public struct MQTTSourceConfiguration: DeclaredConfiguration {
             if let problem = MQTTTopicTemplate.problem(inLevel: shareGroup) { throw ConfigValueError(key: "share_group", "'\(shareGroup)' \(problem)") }
             if protocolVersion != .v5 { throw ConfigValueError(key: "share_group", "shared subscriptions need protocol: \"5\"") }
         }
+        if !partition.isEmpty, Self.parsePartition(partition) == nil {
+            throw ConfigValueError(key: "partition", "'\(partition)': give \"i/n\" with whole numbers 0 ≤ i < n, e.g. \"0/2\"")
+        }
+        if sessionExpiry > 0, clientId?.isEmpty ?? false {
+            throw ConfigValueError(key: "client_id", "a session that outlives the connection (session_expiry) needs a client id")
+        }
         if !password.isEmpty, !passwordFile.isEmpty { throw ConfigValueError(key: "password_file", "give password or password_file, not both") }
         if tlsCertFile.isEmpty != tlsKeyFile.isEmpty {
             throw ConfigValueError(key: tlsCertFile.isEmpty ? "tls_cert_file" : "tls_key_file", "tls_cert_file and tls_key_file go together")
@@ -94,6 +106,13 @@ public struct MQTTSourceConfiguration: DeclaredConfiguration {
         if reconnectMax < reconnectMin {
             throw ConfigValueError(key: "reconnect_max", "must be at least reconnect_min (\(reconnectMin)), found \(reconnectMax)")
         }
+    }
+
+    /// `partition` as (index, count); nil when it is not "i/n" with 0 ≤ i < n.
+    static func parsePartition(_ text: String) -> (index: Int, count: Int)? {
+        let parts = text.split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count == 2, let i = Int(parts[0]), let n = Int(parts[1]), n >= 1, i >= 0, i < n else { return nil }
+        return (i, n)
     }
 
     var effectivePort: Int { port != 0 ? port : (tlsCAFile.isEmpty ? 1883 : 8883) }

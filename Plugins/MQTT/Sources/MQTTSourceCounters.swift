@@ -9,8 +9,10 @@ public struct MQTTSourceCounters: ZeroedCounters, Equatable {
     public var fixesPublished = 0
     /// Valid messages that are not positions (OwnTracks transitions, cards, lwt; other Locus events).
     public var ignored = 0
-    /// Devices seen.
+    /// Devices seen (of this source's partition).
     public var devices = 0
+    /// Fixes of devices in another server's partition (`partition`): not this server's to take.
+    public var otherPartition = 0
     public var connects = 0
     public var connectFailures = 0
     public var disconnects = 0

@@ -90,6 +90,36 @@ final class MosquittoClient {
         return rc == MOSQ_ERR_SUCCESS.rawValue ? nil : Self.describe(rc)
     }
 
+    /// An MQTT 5 connection whose session outlives it (`session_expiry` seconds): libmosquitto
+    /// takes CONNECT properties only in its blocking connect, so that runs on a helper thread
+    /// while this one polls `stop` every 20 ms. On stop the helper keeps the client alive until
+    /// its connect returns, then drops it; nothing else touches the client meanwhile.
+    /// - Returns: nil when the connection was started, else why it could not be (or "stopped").
+    func connectV5(host: String, port: Int, keepalive: Int, sessionExpiry: UInt32, stop: StopSignal) -> String? {
+        final class Outcome: @unchecked Sendable {
+            let lock = NSLock()
+            var rc: Int32?
+        }
+        let outcome = Outcome()
+        let client = self
+        let helper = Thread {
+            var properties: OpaquePointer?
+            _ = mosquitto_property_add_int32(&properties, Int32(MQTT_PROP_SESSION_EXPIRY_INTERVAL.rawValue), sessionExpiry)
+            let rc = mosquitto_connect_bind_v5(client.handle, host, Int32(port), Int32(keepalive), nil, properties)
+            mosquitto_property_free_all(&properties)
+            outcome.lock.withLock { outcome.rc = rc }
+        }
+        helper.name = "locus-mqtt-connect"
+        helper.start()
+        while true {
+            if let rc = outcome.lock.withLock({ outcome.rc }) {
+                return rc == MOSQ_ERR_SUCCESS.rawValue ? nil : Self.describe(rc)
+            }
+            if stop.isSet { return "stopped" }
+            Thread.sleep(forTimeInterval: 0.02)
+        }
+    }
+
     /// Runs libmosquitto's network loop once, waiting at most `timeoutMs` for the socket.
     /// - Returns: nil while connected, else why the connection is gone.
     func loop(timeoutMs: Int) -> String? {

@@ -191,22 +191,24 @@ public struct RegionMonitor {
             fresh.state = assuming
             fresh.assumed = true
         }
+        let perDevice = self.perDevice
         for key in Array(devices.keys) {
-            var d = devices[key]!
-            if perDevice {
-                if sameShape && assuming == nil { continue }
-                // A device without a fix implies unknown already.
-                if assuming == nil && d.firstFixTime == nil && d.records[id] == nil { continue }
-                d.set(fresh, for: id)
-            } else if let stored, stored.fingerprint == condition.fingerprint {
-                d.set(stored, for: id)
-            } else if let old = d.records[id], old.fingerprint == condition.fingerprint, assuming == nil {
-                d.set(old, for: id)
-            } else {
-                d.set(fresh, for: id)
+            let changed = withDevice(key) { d in
+                if perDevice {
+                    if sameShape && assuming == nil { return false }
+                    // A device without a fix implies unknown already.
+                    if assuming == nil && d.firstFixTime == nil && d.records[id] == nil { return false }
+                    d.set(fresh, for: id)
+                } else if let stored, stored.fingerprint == condition.fingerprint {
+                    d.set(stored, for: id)
+                } else if let old = d.records[id], old.fingerprint == condition.fingerprint, assuming == nil {
+                    d.set(old, for: id)
+                } else {
+                    d.set(fresh, for: id)
+                }
+                return true
             }
-            devices[key] = d
-            changedDevices.insert(key)
+            if changed { changedDevices.insert(key) }
         }
     }
 
@@ -216,7 +218,7 @@ public struct RegionMonitor {
         putConditions.remove(id)
         removedConditions.insert(id)
         for key in Array(devices.keys) where devices[key]!.records[id] != nil {
-            devices[key]!.drop(id)
+            withDevice(key) { $0.drop(id) }
             changedDevices.insert(key)
         }
     }
@@ -226,18 +228,27 @@ public struct RegionMonitor {
         var changes = Changes(conditionsPut: putConditions.sorted(), conditionsRemoved: removedConditions.sorted())
         putConditions.removeAll(keepingCapacity: true)
         removedConditions.removeAll(keepingCapacity: true)
-        for key in changedDevices.sorted() {
-            guard var d = devices[key] else { continue }
-            if !d.changed.isEmpty || !d.removed.isEmpty || d.timesChanged {
-                changes.devices.append(.init(device: key, changed: d.changed.sorted(), removed: d.removed.sorted()))
+        for key in changedDevices.sorted() where devices[key] != nil {
+            withDevice(key) { d in
+                if !d.changed.isEmpty || !d.removed.isEmpty || d.timesChanged {
+                    changes.devices.append(.init(device: key, changed: d.changed.sorted(), removed: d.removed.sorted()))
+                }
+                d.changed.removeAll(keepingCapacity: true)
+                d.removed.removeAll(keepingCapacity: true)
+                d.timesChanged = false
             }
-            d.changed.removeAll(keepingCapacity: true)
-            d.removed.removeAll(keepingCapacity: true)
-            d.timesChanged = false
-            devices[key] = d
         }
         changedDevices.removeAll(keepingCapacity: true)
         return changes
+    }
+
+    /// Runs `body` on `key`'s state in place (taken out of the table meanwhile, so that its
+    /// records are not copied on write).
+    @discardableResult
+    private mutating func withDevice<R>(_ key: String, _ body: (inout RegionDeviceState) -> R) -> R {
+        var d = devices.removeValue(forKey: key) ?? RegionDeviceState()
+        defer { devices[key] = d }
+        return body(&d)
     }
 
     /// The stored form of `device`'s times (per-device databases).
@@ -254,8 +265,9 @@ public struct RegionMonitor {
 
     /// Applies one fix of `device`; returns the events it causes, ordered by condition id.
     public mutating func receive(_ fix: RegionFix, device: String = "") -> [Event] {
-        guard isUsable(fix, device: device) else { return [] }
-        guard var d = devices[device] ?? (perDevice ? RegionDeviceState() : nil) else { return [] }
+        guard isUsable(fix, device: device), perDevice || devices[device] != nil else { return [] }
+        // Taken out while it changes, so that its records are not copied (copy on write).
+        var d = devices.removeValue(forKey: device) ?? RegionDeviceState()
         let accuracy = fix.horizontalAccuracy ?? 0
         let margin = accuracy + hysteresis.minDistance
         var candidates = d.active
@@ -304,13 +316,13 @@ public struct RegionMonitor {
         var events: [Event] = []
         let keys = devices.count == 1 ? Array(devices.keys) : devices.keys.sorted()
         for key in keys {
-            var d = devices[key]!
             // Only stays that still owe a dwell; ticks come every second.
-            let due = d.active.filter { id in
-                guard let c = conditions[id], let r = d.records[id] else { return false }
+            let due = devices[key]!.active.filter { id in
+                guard let c = conditions[id], let r = devices[key]!.records[id] else { return false }
                 return c.dwell != nil && r.state == .satisfied && !r.dwellPublished
             }
             guard !due.isEmpty else { continue }
+            var d = devices.removeValue(forKey: key)!
             for id in due.sorted() {
                 guard let c = conditions[id], let r = d.records[id] else { continue }
                 var entry = Entry(condition: c, record: r)

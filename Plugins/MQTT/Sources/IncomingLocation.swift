@@ -37,8 +37,10 @@ public struct IncomingLocation: Equatable, Sendable {
     /// Reads `bytes` as `format` says. Never traps, whatever the bytes.
     public static func read(_ bytes: UnsafeRawBufferPointer, format: MQTTSourceConfiguration.Format) -> Result<IncomingLocation, Problem> {
         guard bytes.count <= maxBytes else { return .failure(.tooLarge) }
-        guard bytes.withMemoryRebound(to: UInt8.self, { UTF8Check.firstInvalid($0) == nil }),
-              let json = try? JSONValue.decode(Array(bytes)) else { return .failure(.notJSON) }
+        guard let json = bytes.withMemoryRebound(to: UInt8.self, { buffer -> JSONValue? in
+            guard UTF8Check.firstInvalid(buffer) == nil else { return nil }
+            return try? JSONValue.read(buffer)
+        }) else { return .failure(.notJSON) }
         switch format {
         case .owntracks: return ownTracks(json)
         case .locus: return locus(json)

@@ -324,7 +324,7 @@ public struct RegionService: CommandableService, DeviceKeyedService {
     static func json(_ body: RegionEventBody) -> JSONValue {
         var w = JSONWriter()
         body.write(to: &w)
-        return (try? JSONValue.decode(w.bytes)) ?? .null
+        return (try? JSONValue.read(w.bytes)) ?? .null
     }
 
     static func body(fromJSON value: JSONValue) throws -> RegionEventBody {

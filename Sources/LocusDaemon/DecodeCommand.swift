@@ -20,8 +20,10 @@ struct DecodeCommand: ParsableCommand {
 
         Formats (detected from the first bytes unless --format is given):
           nmea   NMEA 0183 sentences ($GPRMC, $GNGGA, …; '#' comment lines allowed). Epochs are \
-        dated by RMC/ZDA; before the first date --date is used, and without it they are dropped \
-        with a warning (the day is never guessed).
+        dated by RMC/ZDA. Epochs before the first date are dated backwards from it, counting \
+        each midnight the time of day passed (23:59:59 → 00:00:00) in between; --date gives the \
+        day instead. A log with no date at all is dropped with a warning (the day is never \
+        guessed). A gap of more than 24 h without a date cannot be seen in the time of day.
           gpsd   gpsd JSON reports, one per line (`gpspipe -w`): TPV → obs.fix, SKY → obs.sky. \
         gpsd's 95 % error figures become 1-sigma accuracies.
           gpx    GPX 1.0/1.1: one obs.fix per <trkpt>/<rtept> with a <time> (points without one \
@@ -92,7 +94,7 @@ struct DecodeCommand: ParsableCommand {
     private func isBLEInput(_ input: ByteInput) throws -> Bool {
         if inputOptions.format == RecordingInputOptions.bleFormat { return true }
         guard inputOptions.format == nil else { return false }
-        let head = try input.peek(4096)
+        let head = try input.peek(RecordingDecoder.detectionBytes)
         return RecordingFormat.detect(head) == nil && BLEHexLine.detect(head)
     }
 

@@ -65,7 +65,7 @@ struct ReplayCommand: AsyncParsableCommand {
         do {
             let input = try ByteInput(path: file)
             let chosen = try inputOptions.recordingFormat
-                ?? RecordingFormat.detect(input.peek(4096)) ?? .locus
+                ?? RecordingFormat.detect(input.peek(RecordingDecoder.detectionBytes)) ?? .locus
             if chosen == .locus {
                 guard file != "-" else { throw ValidationError("a Locus recording cannot be replayed from standard input; give its path") }
                 try playRecording(path: file, registry: registry, pipeline: &pipeline, emit: emit)

@@ -16,7 +16,7 @@ public enum FormatInputError: Error, CustomStringConvertible, Equatable {
         switch self {
         case .cannotOpen(let path, let reason): "cannot open \(path): \(reason)"
         case .readFailed(let reason): "read error: \(reason)"
-        case .undetectedFormat: "cannot tell the format from the first bytes (use --format nmea|gpsd|gpx|locus)"
+        case .undetectedFormat: "cannot tell the format: no NMEA sentence, gpsd or Locus JSON line or GPX header in the first 64 KiB or the first \(RecordingFormat.maxTextLines) lines of text (use --format nmea|gpsd|gpx|locus)"
         case .malformed(let format, let reason): "not a valid \(format) file: \(reason)"
         }
     }

@@ -55,21 +55,29 @@ public struct RecordingDecoder {
 
     public init(options: DecodeOptions = .init()) { self.options = options }
 
-    /// Decodes `input` in `format` (nil: `RecordingFormat.detect` on the first 4 KiB).
+    /// Bytes looked at to tell the format.
+    public static let detectionBytes = 65_536
+
+    /// Decodes `input` in `format` (nil: `RecordingFormat.detectSkippingText` on the first
+    /// 64 KiB; lines of free text before the data are counted as `leading_text_lines`).
     /// Throws `FormatInputError.undetectedFormat` when detection fails.
     public mutating func decode(_ input: ByteInput, format: RecordingFormat? = nil,
                                 emit: (RecordedObservation) throws -> Void) throws {
         let f: RecordingFormat
+        var textLines = 0
         if let format {
             f = format
         } else {
-            let head = try input.peek(4096)
-            guard let d = RecordingFormat.detect(head) else {
+            let head = try input.peek(Self.detectionBytes)
+            let detected = RecordingFormat.detectSkippingText(head)
+            guard let d = detected.format else {
                 if head.isEmpty { self.format = nil; warnings.append("empty input"); return }
                 throw FormatInputError.undetectedFormat
             }
             f = d
+            textLines = detected.textLines
         }
+        defer { if textLines > 0 { statistics.count("leading_text_lines", textLines) } }
         self.format = f
         switch f {
         case .nmea:

@@ -2,8 +2,14 @@ import LocusCore
 import LocusNMEA
 
 /// NMEA 0183 logs, through `NMEADecoder`. Epochs before the first date (RMC/ZDA) are dated with
-/// `DecodeOptions.fallbackDate` or dropped; a log without any date and no fallback gives a warning.
+/// `DecodeOptions.fallbackDate`, else held (up to `undatedEpochsHeld`) and dated backwards from
+/// the first date, counting the midnights between; a log without any date and no fallback gives
+/// a warning.
 public struct NMEALogReader {
+    /// Undated epochs a log may start with and still be dated by a later RMC/ZDA (about 28 hours
+    /// at 1 Hz; a held fix takes a few hundred bytes).
+    public static let undatedEpochsHeld = 100_000
+
     public let options: DecodeOptions
     public private(set) var statistics = DecodeStatistics()
     public private(set) var nmeaStatistics = NMEAStatistics()
@@ -15,6 +21,7 @@ public struct NMEALogReader {
     public mutating func read(_ input: ByteInput, emit: (RecordedObservation) throws -> Void) throws {
         var nmeaOptions = NMEADecoderOptions(source: options.source, fallbackDate: options.fallbackDate)
         nmeaOptions.skyViews = options.includeSky
+        nmeaOptions.holdUndatedEpochs = Self.undatedEpochsHeld
         var decoder = NMEADecoder(options: nmeaOptions)
         let includeSky = options.includeSky
         var fixes = 0, skies = 0
@@ -49,10 +56,12 @@ public struct NMEALogReader {
         statistics.count("unsupported_sentences", s.unsupported + s.proprietary)
         statistics.count("fallback_dated_epochs", s.fixesWithFallbackDate)
         statistics.count("undated_epochs_dropped", s.fixesWithoutDate)
+        statistics.count("backdated_epochs", s.fixesDatedBackwards)
         if s.fixesWithoutDate > 0 && options.fallbackDate == nil {
-            warnings.append(fixes == 0
-                ? "the log has no date (no RMC or ZDA sentence): \(s.fixesWithoutDate) epoch(s) dropped; give the day with --date YYYY-MM-DD"
-                : "\(s.fixesWithoutDate) epoch(s) before the first RMC/ZDA date dropped (--date YYYY-MM-DD dates them)")
+            // Say what was found: no dated sentence at all, or more undated epochs than are held.
+            warnings.append(s.datesSeen == 0
+                ? "the log has no date (no RMC or ZDA sentence with a date): \(s.fixesWithoutDate) epoch(s) dropped; give the day with --date YYYY-MM-DD"
+                : "\(s.fixesWithoutDate) epoch(s) dropped: more than \(Self.undatedEpochsHeld) epochs came before the first RMC/ZDA date (--date YYYY-MM-DD dates them)")
         }
     }
 }

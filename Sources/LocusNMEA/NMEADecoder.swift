@@ -1,3 +1,5 @@
+import LocusCore
+
 /// NMEA 0183 bytes in, `Fix` and `SkyView` observations out. Usable without the bus:
 ///
 /// ```swift
@@ -33,6 +35,10 @@ public struct NMEADecoder {
         s.framing = framer.statistics
         return s
     }
+
+    /// The current time, for `NMEADecoderOptions.dateFromClock` (a live source passes its wall
+    /// clock before each chunk; the decoder itself never reads one).
+    public mutating func setClock(_ now: EventTime) { assembler.clock = now }
 
     /// Decodes a chunk of bytes; observations of epochs that close are passed to `emit`.
     public mutating func feed(_ bytes: UnsafeRawBufferPointer, emit: (NMEAObservation) -> Void) {

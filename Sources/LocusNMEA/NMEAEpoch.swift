@@ -5,6 +5,9 @@ struct NMEAEpoch {
     var timeOfDay: Int
     /// Days since 1970-01-01, when known.
     var days: Int?
+    /// Midnights passed before this epoch while no date was known (its day, counted from the
+    /// first epoch's): dates it backwards once a date arrives.
+    var undatedDay = 0
 
     var latitude: Double?
     var longitude: Double?

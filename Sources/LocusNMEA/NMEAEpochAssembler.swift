@@ -20,8 +20,22 @@ public struct NMEAEpochAssembler {
     private var lastTimeOfDay: Int?
     private var sky = NMEASkyAssembler()
     private let fallbackDays: Int?
-    /// Midnights passed while dating epochs with `fallbackDays`.
+    /// Midnights passed while no date was known (dating epochs with `fallbackDays`, or holding them).
     private var fallbackDayOffset = 0
+    /// The time given by `NMEADecoder.setClock` (for `options.dateFromClock`).
+    var clock: EventTime?
+    /// Undated epochs held for a date (`options.holdUndatedEpochs`), oldest first from `heldStart`.
+    private var held: [HeldEpoch] = []
+    private var heldStart = 0
+
+    /// An epoch closed without a date: its fix (made with times relative to the first
+    /// undated day) and sky view, waiting for a date.
+    struct HeldEpoch {
+        var fix: Fix?
+        var sky: SkyView?
+        /// `undatedDay` × 1 day + time of day; a date turns it into the epoch's time.
+        var relativeMilliseconds: Int64
+    }
 
     /// An assembler with no date yet (see `NMEADecoderOptions.fallbackDate`).
     public init(options: NMEADecoderOptions = .init()) {
@@ -155,10 +169,73 @@ public struct NMEAEpochAssembler {
         }
     }
 
-    /// Closes the open epoch (end of input).
+    /// Closes the open epoch (end of input); epochs still waiting for a date are dropped and counted.
     public mutating func flush(emit: (NMEAObservation) -> Void) {
         if isOpen { closeEpoch(emit: emit) }
         isOpen = false
+        for h in held[heldStart...] where h.fix != nil { statistics.fixesWithoutDate += 1 }
+        held.removeAll()
+        heldStart = 0
+    }
+
+    /// Keeps an undated epoch's fix and sky view, with its time relative to the first undated
+    /// day (the 3D mode carries between held epochs by those times).
+    private mutating func hold(_ e: NMEAEpoch) {
+        let relative = Int64(e.undatedDay) * Int64(Self.millisecondsPerDay) + Int64(e.timeOfDay)
+        var h = HeldEpoch(fix: nil, sky: nil, relativeMilliseconds: relative)
+        if e.hasPositionSentence {
+            var carried: Fix.Mode?
+            if let l = lastMode, relative > l.at, relative - l.at <= Self.modeCarryMilliseconds { carried = l.mode }
+            let f = e.fix(source: options.source, userRangeError: options.userRangeError, carried: carried)
+            lastMode = (f.mode, relative)
+            h.fix = f
+        }
+        if sky.hasComplete { h.sky = SkyView(source: options.source, satellites: sky.take(used: e.used)) } else { _ = sky.take(used: []) }
+        if held.count - heldStart >= options.holdUndatedEpochs { dropOldestHeld() }
+        held.append(h)
+        if let seconds = options.holdUndatedSeconds {
+            let oldest = relative - Int64(seconds * 1000)
+            while heldStart < held.count - 1 && held[heldStart].relativeMilliseconds < oldest { dropOldestHeld() }
+        }
+    }
+
+    private mutating func dropOldestHeld() {
+        if held[heldStart].fix != nil { statistics.fixesWithoutDate += 1 }
+        heldStart += 1
+        // Compacted now and then, not per epoch.
+        if heldStart >= 1024 && heldStart * 2 >= held.count {
+            held.removeFirst(heldStart)
+            heldStart = 0
+        }
+    }
+
+    /// Of the clock's UTC day and the days either side, the one that puts `timeOfDay` nearest
+    /// the clock.
+    static func nearestDay(timeOfDay: Int, to clock: EventTime) -> Int {
+        let dayMs = Int64(millisecondsPerDay)
+        let today = Int(clock.milliseconds >= 0 ? clock.milliseconds / dayMs : (clock.milliseconds - dayMs + 1) / dayMs)
+        return [today - 1, today, today + 1].min { a, b in
+            abs(Int64(a) * dayMs + Int64(timeOfDay) - clock.milliseconds) < abs(Int64(b) * dayMs + Int64(timeOfDay) - clock.milliseconds)
+        }!
+    }
+
+    /// Emits the held epochs, dated by `setDate` (the first date after them).
+    private mutating func releaseHeld(emit: (NMEAObservation) -> Void) {
+        guard heldStart < held.count else { return }
+        for h in held[heldStart...] {
+            let t = EventTime(milliseconds: h.relativeMilliseconds)
+            if let f = h.fix {
+                statistics.fixes += 1
+                statistics.fixesDatedBackwards += 1
+                emit(.fix(f, t))
+            }
+            if let sky = h.sky {
+                statistics.skyViews += 1
+                emit(.sky(sky, t))
+            }
+        }
+        held.removeAll()
+        heldStart = 0
     }
 
     // MARK: - Epochs
@@ -206,6 +283,7 @@ public struct NMEAEpochAssembler {
         var used: [UInt32] = []
         swap(&used, &epoch.used)
         epoch = NMEAEpoch(timeOfDay: time, days: days)
+        epoch.undatedDay = fallbackDayOffset
         swap(&used, &epoch.used)
         isOpen = true
         return true
@@ -227,6 +305,13 @@ public struct NMEAEpochAssembler {
     }
 
     private mutating func setDate(_ d: Int) {
+        statistics.datesSeen += 1
+        if days == nil && heldStart < held.count {
+            // Day 0 of the undated epochs is `undatedDay` days before this one's.
+            let shift = Int64(d - epoch.undatedDay) * Int64(Self.millisecondsPerDay)
+            for i in heldStart..<held.count { held[i].relativeMilliseconds += shift }
+            if let l = lastMode { lastMode = (l.mode, l.at + shift) }
+        }
         epoch.days = d
         days = d
         lastTimeOfDay = epoch.timeOfDay
@@ -244,11 +329,20 @@ public struct NMEAEpochAssembler {
             day = f + fallbackDayOffset
             if e.hasPositionSentence || sky.hasComplete { statistics.fixesWithFallbackDate += 1 }
         }
+        if day == nil, options.dateFromClock, let clock {
+            day = Self.nearestDay(timeOfDay: e.timeOfDay, to: clock)
+            if e.hasPositionSentence { statistics.fixesWithClockDate += 1 }
+        }
         guard let day else {
-            if e.hasPositionSentence { statistics.fixesWithoutDate += 1 }
-            _ = sky.take(used: [])
+            if options.holdUndatedEpochs > 0 && (e.hasPositionSentence || sky.hasComplete) {
+                hold(e)
+            } else {
+                if e.hasPositionSentence { statistics.fixesWithoutDate += 1 }
+                _ = sky.take(used: [])
+            }
             return
         }
+        releaseHeld(emit: emit)
         let t = EventTime(milliseconds: Int64(day) * Int64(Self.millisecondsPerDay) + Int64(e.timeOfDay))
         if e.hasPositionSentence {
             var carried: Fix.Mode?

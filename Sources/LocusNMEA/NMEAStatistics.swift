@@ -18,8 +18,15 @@ public struct NMEAStatistics: Sendable, Equatable {
     public var skyViews = 0
     /// Epochs dated with `fallbackDate` because no RMC/ZDA had given a date yet.
     public var fixesWithFallbackDate = 0
-    /// Epochs dropped because no date was known and no `fallbackDate` was set.
+    /// Epochs dropped because no date was known and no `fallbackDate` was set (with
+    /// `holdUndatedEpochs`: because no date came at all, or more were waiting than it allows).
     public var fixesWithoutDate = 0
+    /// Epochs held without a date and dated from a later RMC/ZDA (`holdUndatedEpochs`).
+    public var fixesDatedBackwards = 0
+    /// Epochs dated from the clock (`dateFromClock`).
+    public var fixesWithClockDate = 0
+    /// RMC and ZDA sentences that gave a date.
+    public var datesSeen = 0
     /// Times of day that went back by more than 12 h: taken as a pass through midnight UTC.
     public var midnightRollovers = 0
 

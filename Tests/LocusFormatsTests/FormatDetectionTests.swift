@@ -9,6 +9,7 @@ import Testing
         ("!AIVDM,1,1,,A,13u?etPv2;0n:dDPwUM1U1Cb069D,0*23", .nmea),
         ("# comment\n# another\n$GPGGA,1", .nmea),
         ("\u{FEFF}\r\n  $GPGGA", .nmea),
+        ("$$GNGSA,A,3,44,34,25", .nmea),
         ("{\"class\":\"VERSION\",\"release\":\"3.22\"}", .gpsd),
         ("{ \"class\": \"TPV\"}", .gpsd),
         ("{\"topic\":\"obs.fix.gps0\",\"envelope\":{}}", .locus),
@@ -33,6 +34,35 @@ import Testing
         #expect(RecordingFormat.detect(try input.peek(4096)) == expected)
         let (_, decoder) = try FormatFixtures.decode(name)
         #expect(decoder.format == expected)
+    }
+
+    /// Issue 17, item 2: a human note before the data (as people start their logs).
+    @Test(arguments: [
+        ("Garmin eTrex on the dashboard, trip to Postojna\nstarted at the depot, $5 parking\n$GPGGA,120000,4807.038,N", RecordingFormat.nmea, 2),
+        ("note\n\n# comment\n{\"class\":\"TPV\"}", .gpsd, 1),
+        ("exported by hand\n{\"topic\":\"obs.fix.gps0\"}", .locus, 1),
+        ("track of 3 May\n<?xml version=\"1.0\"?>", .gpx, 1),
+    ])
+    func freeTextBeforeTheDataIsSkippedAndCounted(_ text: String, _ expected: RecordingFormat, _ lines: Int) {
+        let r = RecordingFormat.detectSkippingText(Array(text.utf8))
+        #expect(r.format == expected && r.textLines == lines)
+    }
+
+    @Test func moreTextThanTheLimitDecidesNothing() {
+        let text = String(repeating: "a line of prose\n", count: RecordingFormat.maxTextLines + 1) + "$GPGGA,120000,4807.038,N\n"
+        #expect(RecordingFormat.detect(Array(text.utf8)) == nil)
+        let within = String(repeating: "a line of prose\n", count: RecordingFormat.maxTextLines) + "$GPGGA,120000,4807.038,N\n"
+        #expect(RecordingFormat.detect(Array(within.utf8)) == .nmea)
+    }
+
+    @Test func aRealLogWithANoteOnTopDecodesTheSame() throws {
+        let log = try FormatFixtures.text("bu353s4.log")
+        let (plain, _) = try FormatFixtures.decode(bytes: Array(log.utf8))
+        let noted = "BU-353-S4 on the roof of the car\nAuckland, 31 December 2014\n" + log
+        let (obs, decoder) = try FormatFixtures.decode(bytes: Array(noted.utf8))
+        #expect(decoder.format == .nmea)
+        #expect(obs.map(\.time) == plain.map(\.time) && obs.count == plain.count)
+        #expect(decoder.statistics[detail: "leading_text_lines"] == 2)
     }
 
     @Test func undetectableInputThrows() {

@@ -99,6 +99,53 @@ struct NMEASerialPtyTests {
         await pair.stop()
     }
 
+    /// Issue 17, item 1, live: epochs before the receiver's first date wait for it (up to
+    /// `undated_hold` of its time) and are published dated; beyond that they are dropped with a
+    /// status event; `date: system` dates a receiver that never sends a date.
+    @Test(.timeLimit(.minutes(1)))
+    func undatedEpochsWaitForADateOrAreDroppedWithAStatusAndSystemDatesThem() async throws {
+        func gga(_ seconds: Int) -> [UInt8] {
+            let hh = seconds / 3600 % 24, mm = seconds / 60 % 60, ss = seconds % 60
+            return Array(nmea(String(format: "GPGGA,%02d%02d%02d.000,4807.038,N,01131.000,E,1,08,0.9,545.4,M,46.9,M,,", hh, mm, ss)).utf8)
+        }
+        func run(_ configure: @escaping (inout NMEASerialConfiguration) -> Void, lines: [[UInt8]], expectFixes: Int) async throws -> Harness {
+            let dir = temporaryDirectory()
+            defer { try? FileManager.default.removeItem(atPath: dir) }
+            let pair = try PtyPair(directory: dir)
+            #expect(await pair.waitReady(), "socat made no pty links in \(dir)")
+            let harness = Harness(id: "gps0")
+            let source = NMEASerialSource(id: "gps0", configuration: NMEASerialConfiguration.with {
+                $0.device = pair.gps; $0.baud = 4800; configure(&$0)
+            })
+            let context = harness.context
+            let task = Task { try await source.run(context: context) }
+            #expect(await waitUntil(timeout: 5) { harness.statuses.states.first == .connected })
+            try await pair.write(lines: lines)
+            let arrived = try await waitUntil(timeout: 5) { try harness.fixCount() >= expectFixes }
+            #expect(arrived, "\((try? harness.observations()) ?? [])")
+            try await Task.sleep(nanoseconds: 200_000_000)
+            await stop(task)
+            await pair.stop()
+            return harness
+        }
+        // 1. Five GGA-only epochs, then the receiver's first RMC: all six dated, in order.
+        let rmc = Array(nmea("GPRMC,120005.000,A,4807.038,N,01131.000,E,0.1,0.0,150325,,,A").utf8)
+        let waited = try await run({ _ in }, lines: (43200..<43205).map(gga) + [gga(43205), rmc, gga(43206)], expectFixes: 6)
+        let times = try waited.observations().compactMap { if case .fix(_, let t) = $0 { t.iso8601 } else { nil } }
+        #expect(Array(times.prefix(6)) == (0..<6).map { "2025-03-15T12:00:0\($0).000Z" })
+        // 2. No date within undated_hold (2 s of receiver time): dropped, counted, and said on status.
+        let dropped = try await run({ $0.undatedHold = 2 }, lines: (43200..<43210).map(gga), expectFixes: 0)
+        #expect(await waitUntil(timeout: 3) { dropped.statuses.all.contains { $0.1?.contains("without a date dropped") == true } },
+                "\(dropped.statuses.all)")
+        #expect(try dropped.fixCount() == 0)
+        // 3. date: system: a GGA-only receiver's fixes get the clock's day.
+        let now = Date().timeIntervalSince1970
+        let tod = Int(now) % 86_400
+        let system = try await run({ $0.date = .system }, lines: [gga(tod), gga(tod + 1), gga(tod + 2)], expectFixes: 2)
+        let first = try #require(try system.observations().compactMap { if case .fix(_, let t) = $0 { t } else { nil } }.first)
+        #expect(abs(Double(first.milliseconds) / 1000 - Double(Int(now))) < 2, "\(first.iso8601)")
+    }
+
     @Test(.timeLimit(.minutes(1)))
     func aRemovedDevicePathIsADisconnectAndItsReturnAReconnect() async throws {
         // As udev does with /dev/serial/by-id links: the link goes, then comes back.

@@ -59,7 +59,11 @@ enum Fixtures {
 
     /// What `NMEADecoder` gives for the bytes decoded in one go (`finish`: also the open last epoch).
     static func decoded(_ bytes: [UInt8], source: String = "gps0", finish: Bool) -> [NMEAObservation] {
-        var d = NMEADecoder(options: .init(source: source))
+        // As the source decodes by default: undated epochs wait up to 10 s for a date.
+        var options = NMEADecoderOptions(source: source)
+        options.holdUndatedEpochs = 10_000   // NMEASerialSource.undatedEpochsHeld
+        options.holdUndatedSeconds = 10
+        var d = NMEADecoder(options: options)
         var out: [NMEAObservation] = []
         d.feed(bytes) { out.append($0) }
         if finish { d.finish { out.append($0) } }
@@ -187,4 +191,10 @@ final class PtyPair: @unchecked Sendable {
         _ = await waitUntil(timeout: 2) { hasExited() }
         return false
     }
+}
+
+/// `$body*hh\r\n` with the right checksum.
+func nmea(_ body: String) -> String {
+    let sum = body.utf8.reduce(UInt8(0), ^)
+    return "$" + body + "*" + String(format: "%02X", sum) + "\r\n"
 }

@@ -98,6 +98,21 @@ public struct NMEASerialConfiguration: DeclaredConfiguration {
     @Setting("accept_missing_checksum", "Accept sentences without a *hh checksum (some old receivers omit it).")
     public var acceptMissingChecksum: Bool = false
 
+    /// Where epochs without an RMC/ZDA date get their day.
+    public enum DateSource: String, Sendable, Equatable, CaseIterable, SettingValue {
+        /// From the receiver only: held up to `undated_hold` for its first RMC/ZDA, then dropped and counted.
+        case receiver
+        /// From the system clock when the receiver gives none (a GGA-only receiver).
+        case system
+    }
+
+    @Setting("date", "Day of epochs the receiver does not date (no RMC/ZDA): receiver (wait for its date, up to undated_hold) or system (the system clock's UTC day, the nearest to the epoch's time across midnight).")
+    public var date: DateSource = .receiver
+
+    @Setting("undated_hold", "Seconds of the receiver's time that epochs without a date wait for its first RMC/ZDA date before they are dropped (counted, with a status event); 0 = drop at once.",
+             check: .within(0...3600, unit: "seconds"))
+    public var undatedHold: Double = 10
+
     public init() {}
 
     /// Character framing of the line: `framing`, or `data_bits`/`parity`/`stop_bits` on 8N1.

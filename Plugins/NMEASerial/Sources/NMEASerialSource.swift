@@ -20,6 +20,9 @@ public struct NMEASerialCounters: ZeroedCounters, Equatable {
     public var bytes = 0
     public var fixesPublished = 0
     public var skyViewsPublished = 0
+    /// Epochs dropped for want of a date (`undated_hold` passed): also among the daemon's drop
+    /// counters (`<id>.undated`).
+    public var droppedUndated = 0
     /// Decoder counters summed over all opens.
     public var decoder = NMEAStatistics()
     public init() {}
@@ -50,8 +53,18 @@ public struct NMEASerialSource: SourcePlugin {
 
     public var produces: [String] { ["obs.fix.\(id)", "obs.sky.\(id)"] }
 
+    /// Epochs held for a date at most (10 Hz × `undated_hold`'s maximum would be more: the
+    /// time bound usually ends a wait first).
+    static let undatedEpochsHeld = 10_000
+
     func decoderOptions(source: String) -> NMEADecoderOptions {
-        NMEADecoderOptions(source: source, framing: .init(acceptMissingChecksum: configuration.acceptMissingChecksum))
+        var o = NMEADecoderOptions(source: source, framing: .init(acceptMissingChecksum: configuration.acceptMissingChecksum))
+        o.dateFromClock = configuration.date == .system
+        if configuration.undatedHold > 0 {
+            o.holdUndatedEpochs = Self.undatedEpochsHeld
+            o.holdUndatedSeconds = configuration.undatedHold
+        }
+        return o
     }
 
     public func run(context: PluginContext) async throws {
@@ -120,6 +133,7 @@ public struct NMEASerialSource: SourcePlugin {
         var lastPathCheck = ContinuousClock.now
         var sentences = 0
         var published = (fixes: 0, sky: 0)
+        var undatedReported = 0, undatedCounted = 0
         func emit(_ o: NMEAObservation) {
             switch o {
             case .fix(let fix, let time):
@@ -134,9 +148,12 @@ public struct NMEASerialSource: SourcePlugin {
             // The device is gone: the open epoch is complete as far as it will ever be.
             decoder.finish(emit: emit)
             let s = decoder.statistics
+            // Epochs still waiting for a date are dropped with the decoder.
+            let undated = max(0, s.fixesWithoutDate - undatedCounted)
             statistics.update {
                 $0.fixesPublished += published.fixes
                 $0.skyViewsPublished += published.sky
+                $0.droppedUndated += undated
                 $0.decoder.add(s)
             }
             published = (0, 0)
@@ -149,7 +166,24 @@ public struct NMEASerialSource: SourcePlugin {
             let now = ContinuousClock.now
             switch port.read(into: buffer, timeoutMilliseconds: NMEASerialSource.pollMilliseconds) {
             case .data(let n):
+                decoder.setClock(EventTime(seconds: Date().timeIntervalSince1970))
                 decoder.feed(UnsafeRawBufferPointer(rebasing: buffer[0..<n]), emit: emit)
+                let undated = decoder.statistics.fixesWithoutDate
+                if undated > undatedCounted {
+                    let more = undated - undatedCounted
+                    statistics.update { $0.droppedUndated += more }
+                    undatedCounted = undated
+                }
+                if undated != undatedReported {
+                    // Told once per run of drops (the count in the reason), not per epoch.
+                    if undatedReported == 0 || undated - undatedReported >= 60 {
+                        let reason = "\(undated) epoch(s) without a date dropped: no RMC/ZDA date within \(configuration.undatedHold) s (date: system dates them from the clock)"
+                        context.logger.warning("NMEA epochs without a date dropped", metadata: [
+                            "device": "\(configuration.device)", "dropped": "\(undated)"])
+                        status.note(.connected, reason)
+                        undatedReported = undated
+                    }
+                }
                 let total = decoder.statistics.framing.sentences
                 statistics.update {
                     $0.bytes += n
@@ -203,6 +237,9 @@ extension NMEAStatistics {
         skyViews += o.skyViews
         fixesWithFallbackDate += o.fixesWithFallbackDate
         fixesWithoutDate += o.fixesWithoutDate
+        fixesDatedBackwards += o.fixesDatedBackwards
+        fixesWithClockDate += o.fixesWithClockDate
+        datesSeen += o.datesSeen
         midnightRollovers += o.midnightRollovers
     }
 }
@@ -216,6 +253,13 @@ struct SerialStatusReporter {
 
     mutating func set(_ state: PluginStatus.State, _ reason: String?) {
         guard state != current else { return }
+        current = state
+        context.reportStatus(state, reason: reason)
+    }
+
+    /// Reports `state` with `reason` even when the state is unchanged (news about the data,
+    /// such as epochs dropped for want of a date).
+    mutating func note(_ state: PluginStatus.State, _ reason: String) {
         current = state
         context.reportStatus(state, reason: reason)
     }

@@ -12,7 +12,7 @@ public enum ReplayPlugin {
             throw ConfigValueError(key: "file", "recording '\(config.file)' not found or not readable (looked at \(path))")
         }
         guard ReplaySource.format(of: path, configured: config.format) != nil else {
-            throw ConfigValueError(key: "format", "cannot tell the format of '\(config.file)' from its first bytes; set format: locus, nmea, gpsd or gpx")
+            throw ConfigValueError(key: "format", "cannot tell the format of '\(config.file)' from its first 64 KiB (no NMEA sentence, gpsd or Locus JSON line or GPX header); set format: locus, nmea, gpsd or gpx")
         }
         return ReplaySource(configuration: config, path: path, pluginID: setup.id)
     }

@@ -28,7 +28,7 @@ public struct ReplaySource: SourcePlugin {
     /// The configured format, or the one detected from the file's first 4 KiB (nil if undecided).
     public static func format(of path: String, configured: ReplayConfiguration.Format) -> RecordingFormat? {
         if let f = RecordingFormat(rawValue: configured.rawValue) { return f }
-        guard let input = try? ByteInput(path: path), let head = try? input.peek(4096) else { return nil }
+        guard let input = try? ByteInput(path: path), let head = try? input.peek(RecordingDecoder.detectionBytes) else { return nil }
         // An empty file plays nothing whatever its format.
         return head.isEmpty ? .locus : RecordingFormat.detect(head)
     }

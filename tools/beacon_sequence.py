@@ -81,7 +81,11 @@ def decode(mfg, svc):
             return {"format": "ibeacon", "uuid": "-".join([u[:8], u[8:12], u[12:16], u[16:20], u[20:]]),
                     "major": d[18] << 8 | d[19], "minor": d[20] << 8 | d[21], "measured_power": int8(d[22])}
         if 23 <= len(d) <= 24 and d[0] == 0xBE and d[1] == 0xAC:
-            return {"format": "altbeacon", "beacon_id": d[2:22].hex(), "measured_power": int8(d[22])}
+            i = d[2:18].hex()
+            # id1/id2/id3: the standard id as the Android Beacon Library writes it.
+            return {"format": "altbeacon", "beacon_id": d[2:22].hex(),
+                    "id1": "-".join([i[:8], i[8:12], i[12:16], i[16:20], i[20:]]),
+                    "id2": d[18] << 8 | d[19], "id3": d[20] << 8 | d[21], "measured_power": int8(d[22])}
     for s in svc:
         d = bytes.fromhex(s["data"])
         if s["uuid"] == "feaa" and len(d) in (18, 20) and d[0] == 0x00:

@@ -24,6 +24,9 @@ public struct BeaconCondition: Sendable, Equatable {
         case iBeacon(uuid: String, major: Int?, minor: Int?)
         /// AltBeacon ids that start with this hex prefix (1 to 20 bytes).
         case altBeacon(prefix: String)
+        /// AltBeacon's standard id as `id1` (UUID), optionally one `id2`, and then one `id3`
+        /// (the Android Beacon Library's form; the same wildcards as iBeacon's).
+        case altBeaconIDs(id1: String, id2: Int?, id3: Int?)
         /// Eddystone-UID namespace, optionally one instance.
         case eddystone(namespace: String, instance: String?)
 
@@ -34,6 +37,9 @@ public struct BeaconCondition: Sendable, Equatable {
                     && (minor == nil || i.minor == minor)
             case .altBeacon(let prefix):
                 return i.format == .altBeacon && (i.beaconID?.hasPrefix(prefix) ?? false)
+            case .altBeaconIDs(let id1, let id2, let id3):
+                guard let ids = i.altBeaconIdentifiers else { return false }
+                return ids.id1 == id1 && (id2 == nil || ids.id2 == id2) && (id3 == nil || ids.id3 == id3)
             case .eddystone(let namespace, let instance):
                 return i.format == .eddystoneUID && i.namespace == namespace && (instance == nil || i.instance == instance)
             }
@@ -44,6 +50,7 @@ public struct BeaconCondition: Sendable, Equatable {
             switch self {
             case .iBeacon(_, let major, let minor): major != nil && minor != nil
             case .altBeacon(let prefix): prefix.utf8.count == 40
+            case .altBeaconIDs(_, let id2, let id3): id2 != nil && id3 != nil
             case .eddystone(_, let instance): instance != nil
             }
         }
@@ -60,7 +67,7 @@ public struct BeaconCondition: Sendable, Equatable {
     public var origin: BeaconConditionOrigin
 
     /// Every key a definition may have, in config and `beacon add`.
-    static let keys: Set<String> = ["id", "uuid", "major", "minor", "altbeacon", "namespace", "instance",
+    static let keys: Set<String> = ["id", "uuid", "major", "minor", "altbeacon", "id1", "id2", "id3", "namespace", "instance",
                                     "notify_on_entry", "notify_on_exit", "ranging", "properties"]
 
     public init(id: String, match: Match, notifyOnEntry: Bool = true, notifyOnExit: Bool = true, ranging: Bool = false,
@@ -90,6 +97,10 @@ public struct BeaconCondition: Sendable, Equatable {
             if let minor { o["minor"] = .number(Double(minor)) }
         case .altBeacon(let prefix):
             o["altbeacon"] = .string(prefix)
+        case .altBeaconIDs(let id1, let id2, let id3):
+            o["id1"] = .string(id1)
+            if let id2 { o["id2"] = .number(Double(id2)) }
+            if let id3 { o["id3"] = .number(Double(id3)) }
         case .eddystone(let namespace, let instance):
             o["namespace"] = .string(namespace)
             if let instance { o["instance"] = .string(instance) }
@@ -140,11 +151,12 @@ public struct BeaconCondition: Sendable, Equatable {
             }
             return h
         }
-        let kinds = ["uuid", "altbeacon", "namespace"].filter { o[$0] != nil }
+        let kinds = ["uuid", "altbeacon", "id1", "namespace"].filter { o[$0] != nil }
         guard kinds.count == 1 else {
-            throw fail(kinds.isEmpty ? "needs one of uuid (iBeacon), altbeacon (AltBeacon id prefix, hex) or namespace (Eddystone-UID)"
-                                     : "give only one of uuid, altbeacon and namespace, found \(kinds.joined(separator: " and "))")
+            throw fail(kinds.isEmpty ? "needs one of uuid (iBeacon), altbeacon (AltBeacon id prefix, hex), id1 (AltBeacon id1, a UUID) or namespace (Eddystone-UID)"
+                                     : "give only one of uuid, altbeacon, id1 and namespace, found \(kinds.joined(separator: " and "))")
         }
+        for k in ["id2", "id3"] where o[k] != nil && kinds[0] != "id1" { throw fail("\(k) goes with id1 (AltBeacon)") }
         let match: Match
         switch kinds[0] {
         case "uuid":
@@ -156,6 +168,12 @@ public struct BeaconCondition: Sendable, Equatable {
         case "altbeacon":
             for k in ["major", "minor", "instance"] where o[k] != nil { throw fail("\(k) does not go with altbeacon; give a longer id prefix instead") }
             match = .altBeacon(prefix: try hex("altbeacon", digits: 2...40)!)
+        case "id1":
+            for k in ["major", "minor", "instance"] where o[k] != nil { throw fail("\(k) does not go with id1; AltBeacon's are id2 and id3") }
+            guard let h = try hex("id1", digits: 32...32) else { throw fail("id1 missing") }
+            let id2 = try uint16("id2"), id3 = try uint16("id3")
+            if id3 != nil && id2 == nil { throw fail("id3 needs id2 (as minor needs major)") }
+            match = .altBeaconIDs(id1: Self.dashed(h), id2: id2, id3: id3)
         default:
             for k in ["major", "minor"] where o[k] != nil { throw fail("\(k) goes with uuid (iBeacon), not namespace") }
             match = .eddystone(namespace: try hex("namespace", digits: 20...20)!, instance: try hex("instance", digits: 12...12))

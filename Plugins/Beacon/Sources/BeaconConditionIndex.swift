@@ -4,6 +4,8 @@
 struct BeaconConditionIndex {
     private var byUUID: [String: [(id: String, match: BeaconCondition.Match)]] = [:]
     private var byNamespace: [String: [(id: String, match: BeaconCondition.Match)]] = [:]
+    /// AltBeacon conditions given as id1/id2/id3, by id1.
+    private var byID1: [String: [(id: String, match: BeaconCondition.Match)]] = [:]
     /// Prefix length (hex digits) → prefix → condition ids.
     private var altBeacon: [Int: [String: [String]]] = [:]
     private var cache: [BeaconIdentity: [String]] = [:]
@@ -15,6 +17,7 @@ struct BeaconConditionIndex {
         case .iBeacon(let uuid, _, _): byUUID[uuid, default: []].append((c.id, c.match))
         case .eddystone(let ns, _): byNamespace[ns, default: []].append((c.id, c.match))
         case .altBeacon(let prefix): altBeacon[prefix.utf8.count, default: [:]][prefix, default: []].append(c.id)
+        case .altBeaconIDs(let id1, _, _): byID1[id1, default: []].append((c.id, c.match))
         }
         cache.removeAll(keepingCapacity: true)
     }
@@ -30,6 +33,9 @@ struct BeaconConditionIndex {
         case .altBeacon(let prefix):
             altBeacon[prefix.utf8.count]?[prefix]?.removeAll { $0 == c.id }
             if altBeacon[prefix.utf8.count]?[prefix]?.isEmpty == true { altBeacon[prefix.utf8.count]?[prefix] = nil }
+        case .altBeaconIDs(let id1, _, _):
+            byID1[id1]?.removeAll { $0.id == c.id }
+            if byID1[id1]?.isEmpty == true { byID1[id1] = nil }
         }
         cache.removeAll(keepingCapacity: true)
     }
@@ -47,6 +53,9 @@ struct BeaconConditionIndex {
             let id = identity.beaconID ?? ""
             for (length, prefixes) in altBeacon where length <= id.utf8.count {
                 ids += prefixes[String(id.prefix(length))] ?? []
+            }
+            if let split = identity.altBeaconIdentifiers {
+                for c in byID1[split.id1] ?? [] where c.match.matches(identity) { ids.append(c.id) }
             }
         }
         ids.sort()

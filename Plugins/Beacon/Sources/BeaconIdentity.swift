@@ -68,6 +68,12 @@ public struct BeaconIdentity: Hashable, Sendable, Comparable {
         return ka < kb
     }
 
+    /// An AltBeacon's standard id as `id1`/`id2`/`id3`; nil otherwise.
+    public var altBeaconIdentifiers: AltBeaconIdentifiers? {
+        guard format == .altBeacon, let beaconID else { return nil }
+        return AltBeaconIdentifiers(beaconID: beaconID)
+    }
+
     /// Writes the identity's members (`format` and the fields its format has) into an open object.
     func writeMembers(to w: inout JSONWriter) {
         w.key("format"); w.string(format.rawValue)
@@ -75,6 +81,7 @@ public struct BeaconIdentity: Hashable, Sendable, Comparable {
         w.field("major", major)
         w.field("minor", minor)
         w.field("beacon_id", beaconID)
+        altBeaconIdentifiers?.writeMembers(to: &w)
         w.field("namespace", namespace)
         w.field("instance", instance)
     }
@@ -85,6 +92,11 @@ public struct BeaconIdentity: Hashable, Sendable, Comparable {
         if let major { o["major"] = .number(Double(major)) }
         if let minor { o["minor"] = .number(Double(minor)) }
         if let beaconID { o["beacon_id"] = .string(beaconID) }
+        if let ids = altBeaconIdentifiers {
+            o["id1"] = .string(ids.id1)
+            o["id2"] = .number(Double(ids.id2))
+            o["id3"] = .number(Double(ids.id3))
+        }
         if let namespace { o["namespace"] = .string(namespace) }
         if let instance { o["instance"] = .string(instance) }
         return .object(o)

@@ -123,7 +123,10 @@ public struct BLEAdvertisement: Payload, Equatable {
             w.key("beacon"); w.beginObject()
             w.key("format"); w.string(b.format)
             w.field("uuid", b.uuid); w.field("major", b.major); w.field("minor", b.minor)
-            w.field("beacon_id", b.beaconID); w.field("namespace", b.namespace); w.field("instance", b.instance)
+            w.field("beacon_id", b.beaconID)
+            // AltBeacon's id as its ecosystem writes it, derived (reading ignores it).
+            if b.format == "altbeacon", let id = b.beaconID, let ids = AltBeaconIdentifiers(beaconID: id) { ids.writeMembers(to: &w) }
+            w.field("namespace", b.namespace); w.field("instance", b.instance)
             w.field("url", b.url); w.field("ephemeral_id", b.ephemeralID); w.field("measured_power", b.measuredPower)
             w.field("battery_mv", b.batteryMillivolts)
             // 8.8 fixed point: k/256 °C has at most 8 fraction digits, so 8 write it exactly.

@@ -1,0 +1,35 @@
+/// An AltBeacon id as its ecosystem writes it: the Android Beacon Library (AltBeacon's
+/// reference implementation) knows a standard 20-byte beacon id as `id1` (the first 16 bytes,
+/// written as a UUID), `id2` and `id3` (the next two 16-bit big-endian integers).
+public struct AltBeaconIdentifiers: Sendable, Equatable, Hashable {
+    /// Lower-case 8-4-4-4-12.
+    public var id1: String
+    public var id2: Int
+    public var id3: Int
+
+    public init(id1: String, id2: Int, id3: Int) {
+        self.id1 = id1
+        self.id2 = id2
+        self.id3 = id3
+    }
+
+    /// The split of a beacon id of 40 hex digits (a standard frame); nil for any other.
+    public init?(beaconID hex: String) {
+        let h = Array(hex.lowercased().utf8)
+        guard h.count == 40, h.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x66) }) else { return nil }
+        var uuid = ""
+        for (i, c) in h[0..<32].enumerated() {
+            if i == 8 || i == 12 || i == 16 || i == 20 { uuid.append("-") }
+            uuid.unicodeScalars.append(Unicode.Scalar(c))
+        }
+        func int(_ r: Range<Int>) -> Int { Int(String(decoding: h[r], as: UTF8.self), radix: 16)! }
+        self.init(id1: uuid, id2: int(32..<36), id3: int(36..<40))
+    }
+
+    /// Writes `id1`, `id2` and `id3` into an open object.
+    public func writeMembers(to w: inout JSONWriter) {
+        w.key("id1"); w.string(id1)
+        w.key("id2"); w.int(id2)
+        w.key("id3"); w.int(id3)
+    }
+}

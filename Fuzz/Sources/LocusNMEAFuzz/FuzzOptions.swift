@@ -23,5 +23,15 @@ struct FuzzCase {
                                              framing: .init(maxSentenceLength: 82, acceptMissingChecksum: true),
                                              fallbackDate: fallbackDate),
                  repairChecksums: true),
+        // Undated epochs held for a later date, with a small bound in epochs and in time so
+        // the drops are reached (issue 17): as `locus decode` and `nmea-serial` hold them.
+        FuzzCase(options: held, repairChecksums: true),
     ]
+
+    static var held: NMEADecoderOptions {
+        var o = NMEADecoderOptions(source: "gps0")
+        o.holdUndatedEpochs = 4
+        o.holdUndatedSeconds = 2
+        return o
+    }
 }

@@ -191,12 +191,5 @@ public struct BeaconCondition: Sendable, Equatable {
     static func isHexDigit(_ c: UInt8) -> Bool { (c >= 0x30 && c <= 0x39) || (c >= 0x61 && c <= 0x66) }
 
     /// 32 hex digits as 8-4-4-4-12, the form decoded iBeacon UUIDs take.
-    static func dashed(_ h: String) -> String {
-        var out = ""
-        for (i, c) in h.enumerated() {
-            if i == 8 || i == 12 || i == 16 || i == 20 { out.append("-") }
-            out.append(c)
-        }
-        return out
-    }
+    static func dashed(_ h: String) -> String { AltBeaconIdentifiers.dashedUUID(h) }
 }

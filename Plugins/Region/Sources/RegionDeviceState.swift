@@ -29,7 +29,12 @@ struct RegionDeviceState {
 
     /// The record of `condition`, stored or implied.
     func record(for condition: RegionCondition) -> ConditionRecord {
-        if let r = records[condition.id] { return r }
+        records[condition.id] ?? Self.impliedRecord(condition, firstFixTime: firstFixTime)
+    }
+
+    /// The record of a condition without a stored one: `unknown` before the first usable fix,
+    /// `unsatisfied` since it afterwards.
+    static func impliedRecord(_ condition: RegionCondition, firstFixTime: EventTime?) -> ConditionRecord {
         var r = ConditionRecord(fingerprint: condition.fingerprint)
         if let firstFixTime {
             r.state = .unsatisfied

@@ -274,11 +274,7 @@ public struct RegionMonitor {
         index.query(fix.coordinate) { candidates.insert($0) }
         let afterRestart = d.restartFence != nil && d.lastFixTime == d.restartFence
         // Once this fix is applied, a condition without a record is outside since the first fix.
-        var implied: RegionDeviceState? = nil
-        if perDevice {
-            implied = RegionDeviceState()
-            implied!.firstFixTime = d.firstFixTime ?? fix.time
-        }
+        let firstFixTime = d.firstFixTime ?? fix.time
         var events: [Event] = []
         for id in candidates.sorted() {
             guard let c = conditions[id] else { continue }
@@ -292,7 +288,7 @@ public struct RegionMonitor {
             if let dwell = dwellEvent(&entry, at: fix.time, fix: fix, signed: signed) { events.append(dwell) }
             if let existing = d.records[id] {
                 if existing != entry.record { d.set(entry.record, for: id) }
-            } else if let implied, implied.record(for: c) == entry.record {
+            } else if perDevice, RegionDeviceState.impliedRecord(c, firstFixTime: firstFixTime) == entry.record {
                 // Stays implied: sparse.
             } else {
                 d.set(entry.record, for: id)

@@ -17,13 +17,19 @@ public struct AltBeaconIdentifiers: Sendable, Equatable, Hashable {
     public init?(beaconID hex: String) {
         let h = Array(hex.lowercased().utf8)
         guard h.count == 40, h.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x66) }) else { return nil }
-        var uuid = ""
-        for (i, c) in h[0..<32].enumerated() {
-            if i == 8 || i == 12 || i == 16 || i == 20 { uuid.append("-") }
-            uuid.unicodeScalars.append(Unicode.Scalar(c))
-        }
+        let uuid = Self.dashedUUID(String(decoding: h[0..<32], as: UTF8.self))
         func int(_ r: Range<Int>) -> Int { Int(String(decoding: h[r], as: UTF8.self), radix: 16)! }
         self.init(id1: uuid, id2: int(32..<36), id3: int(36..<40))
+    }
+
+    /// 32 hex digits as 8-4-4-4-12, the form UUIDs are written in (iBeacon's, AltBeacon's id1).
+    public static func dashedUUID(_ hex: String) -> String {
+        var out = ""
+        for (i, c) in hex.enumerated() {
+            if i == 8 || i == 12 || i == 16 || i == 20 { out.append("-") }
+            out.append(c)
+        }
+        return out
     }
 
     /// Writes `id1`, `id2` and `id3` into an open object.

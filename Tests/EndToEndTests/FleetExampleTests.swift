@@ -56,5 +56,9 @@ import Testing
         #expect(await waitUntil(timeout: 10) {
             CollectedMQTTMessage.read(dir + "/owntracks.jsonl").contains { $0.topic == "owntracks/fleet/van7" && $0.payload.contains("\"_type\":\"location\"") }
         })
+        // And the depot fence as a waypoint Home Assistant can import as a zone.
+        #expect(CollectedMQTTMessage.read(dir + "/owntracks.jsonl").contains {
+            $0.topic == "owntracks/fleet/van7/waypoint" && $0.payload.contains("\"desc\":\"Depot\"") && $0.payload.contains("\"rad\":150")
+        })
     }
 }

@@ -25,31 +25,44 @@ import Testing
           - type: region
             id: fences
             persist: false
+            publish_conditions: true
             regions:
               - {id: car-park, center: {lat: 45.7702, lon: 14.3564}, radius: 150, properties: {name: "Lakeside car park"}}
               - {id: lake-path, center: {lat: 45.7725, lon: 14.3577}, radius: 60}
+              - {id: far-field, geometry: {type: Polygon, coordinates: [[[14.30, 45.70], [14.31, 45.70], [14.31, 45.71], [14.30, 45.70]]]}}
         sinks:
           - {type: mqtt, id: ot, port: \(broker.port), device: phone1, format: owntracks, owntracks_topic: "owntracks/ana/{device}"}
         """.write(toFile: dir + "/config.yaml", atomically: true, encoding: .utf8)
         let locus = try ChildProcess(E2E.binary, ["run", dir + "/config.yaml"], directory: dir, environment: ["LOCUS_RUNTIME_DIR": dir])
         defer { locus.kill9() }
         #expect(await waitUntil(timeout: 30) { locus.stderr.contains("plugin=walk reason=finished") }, "\(locus.stderr)")
-        var updates = 0, transitions = 0
+        var updates = 0, transitions = 0, definitions = 0
         _ = JournalReader(directory: dir + "/state/journal").read(from: .oldest) { e in
             let topic = String(decoding: e.topic, as: UTF8.self)
             if topic.hasPrefix("location.update.") { updates += 1 }
             if topic.hasPrefix("region.enter.") || topic.hasPrefix("region.exit.") { transitions += 1 }
+            if topic.hasPrefix("region.condition.") { definitions += 1 }
             return true
         }
-        #expect(await waitUntil(timeout: 15) { CollectedMQTTMessage.read(dir + "/got.jsonl").count >= updates + transitions })
+        // The polygon has no OwnTracks form: two of the three definitions become waypoints.
+        #expect(definitions == 3)
+        #expect(await waitUntil(timeout: 15) { CollectedMQTTMessage.read(dir + "/got.jsonl").count >= updates + transitions + 2 })
         let check = try await runToEnd(E2E.python, [E2E.script("validate_owntracks.py"), dir + "/got.jsonl",
                                                     E2E.fixture("owntracks/message.schema.json")], directory: dir)
         #expect(check.status == 0, "\(check.stdout) \(check.stderr)")
         let summary = try JSONSerialization.jsonObject(with: Data(check.stdout.utf8)) as? [String: Any] ?? [:]
         #expect(summary["location"] as? Int == updates && updates > 200, "\(summary) updates \(updates)")
         #expect(summary["transition"] as? Int == transitions && transitions >= 2, "\(summary) transitions \(transitions)")
+        #expect(summary["waypoint"] as? Int == 2, "\(summary)")
         let got = CollectedMQTTMessage.read(dir + "/got.jsonl")
         #expect(got.contains { $0.topic == "owntracks/ana/phone1/event" && $0.payload.contains("\"desc\":\"Lakeside car park\"") })
         #expect(got.contains { $0.topic == "owntracks/ana/phone1/event" && $0.payload.contains("\"desc\":\"lake-path\"") })
+        // A consumer matches a transition to its waypoint by wtst = the waypoint's tst.
+        let waypoint = try #require(got.first { $0.topic == "owntracks/ana/phone1/waypoint" && $0.payload.contains("\"rid\":\"car-park\"") })
+        let enter = try #require(got.first { $0.topic == "owntracks/ana/phone1/event" && $0.payload.contains("\"rid\":\"car-park\"") })
+        let wtst = try #require((try JSONSerialization.jsonObject(with: Data(enter.payload.utf8)) as? [String: Any])?["wtst"] as? Int)
+        let tst = try #require((try JSONSerialization.jsonObject(with: Data(waypoint.payload.utf8)) as? [String: Any])?["tst"] as? Int)
+        #expect(wtst == tst)
+        #expect(waypoint.payload.contains("\"desc\":\"Lakeside car park\"") && waypoint.payload.contains("\"rad\":150"))
     }
 }

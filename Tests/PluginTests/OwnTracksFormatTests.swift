@@ -51,6 +51,27 @@ struct OwnTracksFormatTests {
         #expect(b["t"] as? String == "b" && b["desc"] as? String == "Desk" && b["lat"] as? Double == 10 && b["acc"] as? Int == 8)
     }
 
+    /// A circle's definition (`publish_conditions`) is an OwnTracks waypoint whose `tst` is the
+    /// `wtst` of its transitions; polygons and removals have no OwnTracks form.
+    @Test func aCircleDefinitionIsAWaypoint() throws {
+        var f = OwnTracksFormat(trackerId: "p1", unknownAccuracy: 100)
+        let w = try #require(convert(&f, #"{"type":"region.condition","version":1,"producer":"fences","seq":1,"time":"2010-08-05T14:23:59.250Z","payload":{"region":"car-park","monitor":"fences","removed":false,"origin":"config","geometry":{"coordinates":[14.3564,45.7702],"type":"Point"},"radius":149.6,"notify_on_entry":true,"notify_on_exit":true,"properties":{"name":"Lakeside car park"}}}"#))
+        #expect(w["_type"] as? String == "waypoint" && w["@topic"] as? String == "/waypoint")
+        #expect(w["desc"] as? String == "Lakeside car park" && w["rid"] as? String == "car-park")
+        #expect(w["lat"] as? Double == 45.7702 && w["lon"] as? Double == 14.3564)
+        #expect(w["rad"] as? Int == 150)
+        #expect(w["tst"] as? Int == OwnTracksFormat.waypointTime("fences/car-park"))
+        // Without a name, the id is the desc; a radius under a metre is still a region.
+        let small = try #require(convert(&f, #"{"type":"region.condition","version":1,"producer":"fences","seq":2,"time":"2010-08-05T14:23:59.250Z","payload":{"region":"pin","monitor":"fences","removed":false,"origin":"runtime","geometry":{"coordinates":[1,2],"type":"Point"},"radius":0.2,"notify_on_entry":true,"notify_on_exit":true,"properties":{}}}"#))
+        #expect(small["desc"] as? String == "pin" && small["rad"] as? Int == 1)
+
+        let polygon = #"{"type":"region.condition","version":1,"producer":"fences","seq":3,"time":"2010-08-05T14:23:59.250Z","payload":{"region":"yard","monitor":"fences","removed":false,"origin":"config","geometry":{"type":"Polygon","coordinates":[[[0,0],[1,0],[1,1],[0,0]]]},"notify_on_entry":true,"notify_on_exit":true,"properties":{}}}"#
+        #expect(convert(&f, polygon) == nil)
+        #expect(convert(&f, #"{"type":"region.condition","version":1,"producer":"fences","seq":4,"time":"2010-08-05T14:23:59.250Z","payload":{"region":"car-park","monitor":"fences","removed":true}}"#) == nil)
+        // A hostile publisher's definition far out of range converts to nothing.
+        #expect(convert(&f, #"{"type":"region.condition","version":1,"producer":"x","seq":1,"time":"2010-08-05T14:23:59.250Z","payload":{"region":"r","monitor":"x","removed":false,"geometry":{"coordinates":[500,2],"type":"Point"},"radius":1e300}}"#) == nil)
+    }
+
     @Test func eventsWithoutAnOwnTracksFormAreNotConverted() {
         var f = OwnTracksFormat(trackerId: "p1", unknownAccuracy: 100)
         #expect(convert(&f, #"{"type":"region.dwell","version":1,"producer":"fences","seq":3,"time":"2005-05-01T10:15:02.000Z","payload":{"region":"office"}}"#) == nil)

@@ -31,7 +31,7 @@ public struct MQTTSinkConfiguration: DeclaredConfiguration {
 
     @Setting("retain", "Topic prefixes published retained, so a new subscriber sees the present at once (state and last location).",
              check: .topicPrefixes())
-    public var retain: [String] = ["region.state.", "beacon.state.", "location.update."]
+    public var retain: [String] = ["region.state.", "region.condition.", "beacon.state.", "location.update."]
 
     @Setting("protocol", "MQTT protocol version: 3.1.1 or 5.")
     public var protocolVersion: ProtocolVersion = .v311

@@ -5,7 +5,11 @@ import LocusCore
 ///
 /// - `location.update` → `{"_type":"location",…}` on `owntracks/<user>/<device>`;
 /// - `region.enter`/`region.exit` and `beacon.enter`/`beacon.exit` →
-///   `{"_type":"transition","event":"enter"|"leave",…}` on `owntracks/<user>/<device>/event`.
+///   `{"_type":"transition","event":"enter"|"leave",…}` on `owntracks/<user>/<device>/event`;
+/// - `region.condition` (a region service's `publish_conditions`) of a circle →
+///   `{"_type":"waypoint",…}` on `owntracks/<user>/<device>/waypoint`, as the OwnTracks apps
+///   publish a geofence created on the phone. OwnTracks regions are circles: polygons, and
+///   removals (OwnTracks has no message for them), are not sent.
 ///
 /// Units are OwnTracks': integer metres for `acc`, `alt`, `vac`; integer km/h for `vel`; epoch
 /// seconds for `tst`/`wtst`. Home Assistant drops a location whose `acc` is missing or 0 and
@@ -41,6 +45,7 @@ public struct OwnTracksFormat {
         case "location.update": return location(payload, time: time)
         case "region.enter", "region.exit": return regionTransition(payload, enter: type == "region.enter", time: time)
         case "beacon.enter", "beacon.exit": return beaconTransition(payload, enter: type == "beacon.enter", time: time)
+        case "region.condition": return waypoint(payload)
         default: return nil
         }
     }
@@ -127,6 +132,29 @@ public struct OwnTracksFormat {
         w.key("tid"); w.string(trackerId)
         w.endObject()
         return Message(topicSuffix: "/event", json: w.bytes)
+    }
+
+    /// A circle's definition as an OwnTracks waypoint. Its `tst` is the transitions' `wtst`, so
+    /// a consumer matches them (OwnTracks identifies a waypoint by that time); `rid` is the id.
+    private func waypoint(_ p: JSONValue) -> Message? {
+        guard p["removed"] == .bool(false), let region = p["region"]?.stringValue,
+              p["geometry"]?["type"]?.stringValue == "Point", case .array(let position)? = p["geometry"]?["coordinates"],
+              position.count >= 2, let lon = position[0].doubleValue, let lat = position[1].doubleValue,
+              Self.validPosition(lat, lon), let radius = p["radius"]?.doubleValue.flatMap(Self.integer), radius >= 0 else {
+            return nil
+        }
+        var w = JSONWriter(capacity: 160)
+        w.beginObject()
+        w.key("_type"); w.string("waypoint")
+        w.key("desc"); w.string(p["properties"]?["name"]?.stringValue ?? region)
+        w.key("lat"); w.double(lat, fractionDigits: 7)
+        w.key("lon"); w.double(lon, fractionDigits: 7)
+        // OwnTracks radii are whole metres; a fence under 1 m still needs a region.
+        w.key("rad"); w.int(max(1, radius))
+        w.key("rid"); w.string(region)
+        w.key("tst"); w.int(Self.waypointTime((p["monitor"]?.stringValue ?? "") + "/" + region))
+        w.endObject()
+        return Message(topicSuffix: "/waypoint", json: w.bytes)
     }
 
     /// OwnTracks identifies a waypoint by its creation time (`wtst`); Locus regions come from

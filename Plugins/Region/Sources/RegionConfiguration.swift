@@ -44,6 +44,10 @@ public struct RegionConfiguration: DeclaredConfiguration {
     @Setting("database", "Database file when persist is true.", default: "<hub.state_directory>/region-<id>.sqlite")
     public var database: String? = nil
 
+    /// Publish each condition's definition as `region.condition.<id>`.
+    @Setting("publish_conditions", "Publish each condition's definition (region.condition.<id>: GeoJSON geometry, radius, options, properties) when the service starts and whenever one is added, replaced or removed, for maps and OwnTracks consumers (the mqtt sink's format owntracks sends circles as waypoints).")
+    public var publishConditions: Bool = false
+
     /// Seconds between checks of `file` for changes (wall clock, on clock ticks).
     @Setting("file_check_interval", "Seconds between checks of `file` for changes.", check: .above(0, unit: "s"))
     public var fileCheckInterval: Double = 2

@@ -6,6 +6,7 @@ import LocusStore
 extension RegionService {
     public mutating func handle(command: String, arguments: JSONValue, output: inout ServiceOutput) throws -> JSONValue {
         try openIfNeeded(&output)
+        announceConditionsIfDue(at: commandTime, output: &output)
         guard case .object(var args) = arguments else { throw ServiceCommandError("arguments must be an object") }
         switch command {
         case "region.add":
@@ -36,6 +37,7 @@ extension RegionService {
                 }
             }
             _ = monitor.takeChanges()
+            announce(condition.id, at: time, output: &output)
             // Per device there is no one state to show: `region record id=… device=…` shows one.
             if !monitor.perDevice { try emitSnapshot(condition.id, device: "", at: time, output: &output) }
             return try record(condition.id, device: "")
@@ -61,6 +63,7 @@ extension RegionService {
                 }
             }
             _ = monitor.takeChanges()
+            announce(rid, at: commandTime, output: &output)
             return .object(["removed": .string(rid)])
         case "region.list":
             let device = try commandDevice(&args, required: false)

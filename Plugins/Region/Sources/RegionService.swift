@@ -86,7 +86,7 @@ public struct RegionService: CommandableService, DeviceKeyedService {
     /// Its own events come back through the hub: that acknowledges them in the outbox.
     public var acknowledgementTopics: [String] { databasePath != nil ? ["region."] : [] }
 
-    public var produces: [String] { ["region.enter.", "region.exit.", "region.dwell.", "region.state."] }
+    public var produces: [String] { ["region.enter.", "region.exit.", "region.dwell.", "region.state.", RegionConditionEvent.topicPrefix] }
 
     public var commands: [ServiceCommand] {
         let perDevice = monitor.perDevice ? [
@@ -104,6 +104,7 @@ public struct RegionService: CommandableService, DeviceKeyedService {
 
     public mutating func receive(_ message: BusMessage, output: inout ServiceOutput) throws {
         try openIfNeeded(&output)
+        announceConditionsIfDue(at: message.time, output: &output)
         let tick = message.payload(ClockTick.self)
         // Per device, ticks are everyone's: only a device's fixes are fenced.
         let fenced = !(monitor.perDevice && tick != nil)
@@ -224,12 +225,16 @@ public struct RegionService: CommandableService, DeviceKeyedService {
         var removedCount = 0
         for old in fileConditions where !nextIDs.contains(old.id) {
             monitor.remove(old.id)
+            announce(old.id, at: time, output: &output)
             removedCount += 1
         }
         var runtimeReplaced: [String] = []
         for c in next {
             if monitor.condition(c.id)?.origin == .runtime { runtimeReplaced.append(c.id) }
-            if monitor.condition(c.id) != c { monitor.put(c) }
+            if monitor.condition(c.id) != c {
+                monitor.put(c)
+                announce(c.id, at: time, output: &output)
+            }
         }
         fileConditions = next
         counters.fileReloads += 1
@@ -304,6 +309,25 @@ public struct RegionService: CommandableService, DeviceKeyedService {
     }
 
     private var loaded = false
+    /// Set when the conditions were loaded and not yet announced (`publish_conditions`).
+    private var conditionsAnnounced = false
+
+    // MARK: - Definitions on the bus
+
+    /// With `publish_conditions`, the first message (or command) after start announces every
+    /// condition, in id order, at its time: replays stay deterministic.
+    mutating func announceConditionsIfDue(at time: EventTime, output: inout ServiceOutput) {
+        guard configuration.publishConditions, !conditionsAnnounced else { return }
+        conditionsAnnounced = true
+        for rid in monitor.ids { announce(rid, at: time, output: &output) }
+    }
+
+    /// Publishes a condition's definition as it is now, or its removal when it is gone.
+    func announce(_ rid: String, at time: EventTime, output: inout ServiceOutput) {
+        guard configuration.publishConditions else { return }
+        output.emit(RegionConditionEvent(region: rid, monitor: id, condition: monitor.condition(rid)),
+                    topic: RegionConditionEvent.topicPrefix + rid, time: time)
+    }
 
     // MARK: - Encoding
 

@@ -4,7 +4,8 @@ import LocusStore
 
 /// The current state of every region and beacon condition, for `catchup.snapshot`
 /// (docs/protocol.md 13.2): the latest `region.enter|exit|dwell|state` per producer and region
-/// and `beacon.enter|exit|state` per producer and beacon condition, as journaled. Fed by
+/// (and device, per device), the latest `region.condition` (definition) per producer and
+/// region, and `beacon.enter|exit|state` per producer and beacon condition, as journaled. Fed by
 /// reading the journal as it grows; kept in `journal/snapshot.jsonl` so it outlives the
 /// journal's retention and restarts. Used from one thread.
 final class ConditionSnapshot {
@@ -29,10 +30,14 @@ final class ConditionSnapshot {
     static func key(topic: UnsafeRawBufferPointer, producer: String) -> String? {
         let text = String(decoding: topic, as: UTF8.self)
         let parts = text.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count >= 3, let id = parts.last else { return nil }
+        guard parts.count >= 3 else { return nil }
+        // The condition, and the device for a per-device service (`region.enter.<id>.<device>`).
+        let id = parts[2...].joined(separator: ".")
         switch (parts[0], parts[1]) {
         case ("region", "enter"), ("region", "exit"), ("region", "dwell"), ("region", "state"):
             return "region\u{0}\(producer)\u{0}\(id)"
+        case ("region", "condition"):
+            return "region-condition\u{0}\(producer)\u{0}\(id)"
         case ("beacon", "enter"), ("beacon", "exit"), ("beacon", "state"):
             return "beacon\u{0}\(producer)\u{0}\(id)"
         default:

@@ -6,9 +6,10 @@
 COLLECTED is mqtt_collect.py's output. Every message must validate against OwnTracks' own
 schema (jsonschema's Draft 2020-12 validator) and follow what the consumers rely on:
 Home Assistant drops a location whose `acc` is missing or 0 and matches transitions to zones by
-`desc`; units are integers (metres, km/h, epoch seconds). Prints a JSON summary
-{"location": n, "transition": n, "enter": n, "leave": n, "errors": [...]}; exit status 1 if any
-message fails.
+`desc`; units are integers (metres, km/h, epoch seconds); a waypoint (OwnTracks' schema leaves
+its structure open) has what the apps send: desc, lat, lon, rad, rid and tst, on <base>/waypoint.
+Prints a JSON summary {"location": n, "transition": n, "waypoint": n, "enter": n, "leave": n,
+"errors": [...]}; exit status 1 if any message fails.
 """
 
 import json
@@ -20,7 +21,7 @@ from jsonschema import Draft202012Validator
 def rule_errors(m):
     errors = []
     t = m.get("_type")
-    for key in ("acc", "alt", "vac", "vel", "tst", "wtst"):
+    for key in ("acc", "alt", "vac", "vel", "tst", "wtst", "rad"):
         if key in m and (not isinstance(m[key], int) or isinstance(m[key], bool)):
             errors.append(f"{key} is not an integer")
     if t in ("location", "transition"):
@@ -30,6 +31,14 @@ def rule_errors(m):
             errors.append("lat/lon out of range")
         if not isinstance(m.get("tst"), int) or m["tst"] < 946684800:
             errors.append("tst is not an epoch time in seconds")
+    if t == "waypoint":
+        for key in ("desc", "lat", "lon", "rad", "rid", "tst"):
+            if key not in m:
+                errors.append(f"waypoint without {key}")
+        if not (-90 <= m.get("lat", 999) <= 90 and -180 <= m.get("lon", 999) <= 180):
+            errors.append("lat/lon out of range")
+        if isinstance(m.get("rad"), int) and m["rad"] <= 0:
+            errors.append("rad is not positive")
     if t == "transition":
         if not m.get("desc"):
             errors.append("transition without desc")
@@ -41,7 +50,7 @@ def rule_errors(m):
 def main(argv):
     collected, schema_path = argv[1], argv[2]
     validator = Draft202012Validator(json.load(open(schema_path, encoding="utf-8")))
-    summary = {"location": 0, "transition": 0, "enter": 0, "leave": 0, "errors": []}
+    summary = {"location": 0, "transition": 0, "waypoint": 0, "enter": 0, "leave": 0, "errors": []}
     for line in open(collected, encoding="utf-8"):
         record = json.loads(line)
         if not record["topic"].startswith("owntracks/"):
@@ -61,6 +70,8 @@ def main(argv):
             summary[m.get("event", "?")] = summary.get(m.get("event", "?"), 0) + 1
             if not record["topic"].endswith("/event"):
                 summary["errors"].append(f"transition on {record['topic']}, not on <base>/event")
+        if t == "waypoint" and not record["topic"].endswith("/waypoint"):
+            summary["errors"].append(f"waypoint on {record['topic']}, not on <base>/waypoint")
     print(json.dumps(summary))
     return 1 if summary["errors"] else 0
 

@@ -2,14 +2,16 @@
 SWIFT ?= swift
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 APT_PACKAGES := libzmq3-dev libsqlite3-dev python3-zmq python3-jsonschema gcc make gpsd gpsd-clients socat libsystemd-dev dbus-daemon python3-dbusmock libmosquitto-dev
-# Only the tests need these: a real MQTT broker and client (the mqtt sink's end-to-end tests).
+# Only the tests need these: a real MQTT broker and client (the mqtt sink's end-to-end tests),
+# a real browser and WebSocket client (the web sink's).
 # Not for `make run`: Debian's mosquitto package starts a system broker on port 1883.
-TEST_PACKAGES := mosquitto python3-paho-mqtt openssl
+TEST_PACKAGES := mosquitto python3-paho-mqtt openssl chromium python3-websockets
 
 .PHONY: run test test-plugin-package deps build release check bench golden clean
 
 ## Install missing system packages (apt), build, and run Locus on the default config.yaml.
 run: deps build
+	@echo "locus: the map page will be at http://127.0.0.1:$${LOCUS_WEB_PORT:-8080}/ (Ctrl-C stops)"
 	$(SWIFT) run -c debug locus run config.yaml
 
 ## Install missing system packages and run every test (Swift unit + end-to-end + Python tools).
@@ -21,6 +23,7 @@ test: deps
 	/usr/bin/python3 tools/test_region_reference.py
 	/usr/bin/python3 tools/test_beacon_sequence.py
 	/usr/bin/python3 tools/test_payload_declarations.py
+	/usr/bin/python3 tools/embed-page.py --check
 	@# Serially: on 2 cores, CPU-bound tests running in parallel hold the cooperative threads that
 	@# timing tests (control socket, cancellation) need, and those then fail. Serial: ~2.5 min.
 	SWIFT=$(SWIFT) bash tools/run-swift-tests.sh

@@ -3,13 +3,19 @@ import Foundation
 import PackageDescription
 
 /// One target per folder under Plugins/, read from its `plugin.json`: the plugin type, the Swift
-/// module it builds and what that module needs besides LocusCore and Logging. Adding a built-in
+/// module it builds and what that module needs besides LocusCore and Logging (targets of this
+/// package; `products`: `{"name", "package"}` of a package dependency). Adding a built-in
 /// plugin is its folder plus its factory in Sources/LocusPlugins/BuiltinPlugins.swift (a test
 /// names a folder that is missing there).
 struct PluginManifest: Decodable {
+    struct Product: Decodable {
+        var name: String
+        var package: String
+    }
     var type: String
     var module: String
     var dependencies: [String]
+    var products: [Product]?
 }
 
 let pluginsDirectory = URL(fileURLWithPath: Context.packageDirectory).appendingPathComponent("Plugins")
@@ -20,7 +26,8 @@ let pluginTargets: [(name: String, folder: String, extra: [Target.Dependency])] 
         guard let manifest = try? JSONDecoder().decode(PluginManifest.self, from: data) else {
             fatalError("Plugins/\(folder)/plugin.json: expected {\"type\": …, \"module\": …, \"dependencies\": [...]}")
         }
-        return (manifest.module, folder, manifest.dependencies.map { .target(name: $0) })
+        return (manifest.module, folder, manifest.dependencies.map { .target(name: $0) }
+                    + (manifest.products ?? []).map { .product(name: $0.name, package: $0.package) })
     }
 
 let package = Package(
@@ -38,6 +45,7 @@ let package = Package(
         .library(name: "LocusNMEA", targets: ["LocusNMEA"]),
         .library(name: "LocusFormats", targets: ["LocusFormats"]),
         .library(name: "LocusStore", targets: ["LocusStore"]),
+        .library(name: "LocusWebRequests", targets: ["LocusWebRequests"]),
     ],
     dependencies: [
         .package(url: "https://github.com/jpsim/Yams.git", from: "6.2.2"),
@@ -47,6 +55,7 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket.git", from: "2.8.1"),
     ],
     targets: [
         .systemLibrary(
@@ -103,12 +112,14 @@ let package = Package(
             name: "LocusDaemon",
             dependencies: [
                 "LocusCore", "LocusBus", "LocusRuntime", "LocusStore", "LocusPlugins", "LocusConsoleSink", "LocusFormats", "LocusBLE",
+                "LocusWeb", "LocusRegionService",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .executableTarget(name: "locus", dependencies: ["LocusDaemon"]),
         .target(name: "LocusRegions", dependencies: ["LocusCore"]),
+        .target(name: "LocusWebRequests", dependencies: ["LocusCore"]),
         .target(name: "LocusBLE", dependencies: ["LocusCore"]),
         .target(name: "LocusStore", dependencies: ["LocusCore", .product(name: "GRDB", package: "GRDB.swift")]),
         .executableTarget(

@@ -24,6 +24,7 @@ let package = Package(
         .executable(name: "locus-envelope-fuzz", targets: ["LocusEnvelopeFuzz"]),
         .executable(name: "locus-certificate-fuzz", targets: ["LocusCertificateFuzz"]),
         .executable(name: "locus-mqtt-fuzz", targets: ["LocusMQTTFuzz"]),
+        .executable(name: "locus-web-fuzz", targets: ["LocusWebFuzz"]),
     ] + readers.map { .executable(name: $0.product, targets: [$0.target]) },
     dependencies: [
         .package(name: "Locus", path: ".."),
@@ -59,6 +60,10 @@ let package = Package(
             name: "LocusMQTTFuzz",
             // LocusDaemon brings every built-in plugin, the mqtt one among them.
             dependencies: ["CLibFuzzer", .product(name: "LocusDaemon", package: "Locus"), .product(name: "LocusCore", package: "Locus")]
+        ),
+        .executableTarget(
+            name: "LocusWebFuzz",
+            dependencies: ["CLibFuzzer", .product(name: "LocusWebRequests", package: "Locus"), .product(name: "LocusCore", package: "Locus")]
         ),
         .executableTarget(
             name: "LocusCertificateFuzz",

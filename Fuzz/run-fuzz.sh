@@ -6,7 +6,7 @@
 #
 #   Fuzz/run-fuzz.sh [TARGET] [SECONDS]
 #
-# TARGET: nmea (the default), gpx, gpsd, recording, journal, catchup, control, envelope, certificate, mqtt, or all (each for SECONDS). A lone number is
+# TARGET: nmea (the default), gpx, gpsd, recording, journal, catchup, control, envelope, certificate, mqtt, web, or all (each for SECONDS). A lone number is
 # SECONDS for nmea, as before.
 # Environment: FUZZ_CONFIG=release|debug (default release: ~4x the executions of debug),
 # FUZZ_SCRATCH=DIR (build directory, default <repo>/.build-fuzz), FUZZ_KEEP=1 (keep the grown
@@ -14,10 +14,10 @@
 set -euo pipefail
 
 target=nmea
-case "${1:-}" in nmea|gpx|gpsd|recording|journal|catchup|control|envelope|certificate|mqtt|all) target="$1"; shift ;; esac
+case "${1:-}" in nmea|gpx|gpsd|recording|journal|catchup|control|envelope|certificate|mqtt|web|all) target="$1"; shift ;; esac
 seconds="${1:-60}"
 # (0 would mean "no limit" to libFuzzer.)
-case "$seconds" in ''|*[!0-9]*|0) echo "usage: $0 [nmea|gpx|gpsd|recording|journal|catchup|control|envelope|certificate|mqtt|all] [SECONDS], SECONDS >= 1" >&2; exit 2 ;; esac
+case "$seconds" in ''|*[!0-9]*|0) echo "usage: $0 [nmea|gpx|gpsd|recording|journal|catchup|control|envelope|certificate|mqtt|web|all] [SECONDS], SECONDS >= 1" >&2; exit 2 ;; esac
 
 fuzz_dir="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(dirname "$fuzz_dir")"
@@ -58,6 +58,7 @@ fuzz() {
         envelope) corpus="$fuzz_dir/corpus-envelope"; dict="$fuzz_dir/json.dict"; max_len=8192 ;;
         certificate) corpus="$fuzz_dir/corpus-certificate"; dict="$fuzz_dir/certificate.dict"; max_len=4096 ;;
         mqtt) corpus="$fuzz_dir/corpus-mqtt"; dict="$fuzz_dir/json.dict"; max_len=8192 ;;
+        web) corpus="$fuzz_dir/corpus-web"; dict="$fuzz_dir/json.dict"; max_len=4096 ;;
     esac
     local binary="$bin_dir/locus-$name-fuzz"
     local work
@@ -91,7 +92,7 @@ fuzz() {
 }
 
 if [ "$target" = all ]; then
-    for t in nmea gpx gpsd recording journal catchup control envelope certificate mqtt; do fuzz "$t"; done
+    for t in nmea gpx gpsd recording journal catchup control envelope certificate mqtt web; do fuzz "$t"; done
 else
     fuzz "$target"
 fi

@@ -9,9 +9,10 @@ import Logging
 enum ConfigSupport {
     static let defaultPath = "config.yaml"
 
-    static func load(_ path: String, mode: ConfigLoader.Mode = .full, logger: Logger) throws -> LocusConfiguration {
+    static func load(_ path: String, mode: ConfigLoader.Mode = .full, factories: [PluginFactory] = ActivePlugins.all,
+                     logger: Logger) throws -> LocusConfiguration {
         do {
-            return try ConfigLoader(factories: ActivePlugins.all, logger: logger).load(path: path, mode: mode)
+            return try ConfigLoader(factories: factories, logger: logger).load(path: path, mode: mode)
         } catch let errors as ConfigErrors {
             FileHandle.standardError.write(Data((errors.description + "\n").utf8))
             throw ExitCode(ExitStatus.usage)

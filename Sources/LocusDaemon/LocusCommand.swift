@@ -78,7 +78,7 @@ struct LocusCommand: AsyncParsableCommand {
         """,
         version: version,
         subcommands: [RunCommand.self, CheckCommand.self, SubCommand.self, RecordCommand.self,
-                      ReplayCommand.self, DecodeCommand.self, CtlCommand.self, PluginsCommand.self, KeygenCommand.self],
+                      ReplayCommand.self, ViewCommand.self, DecodeCommand.self, CtlCommand.self, PluginsCommand.self, KeygenCommand.self],
         defaultSubcommand: nil
     )
 }

@@ -21,10 +21,24 @@ struct RunCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Log level: trace, debug, info, notice, warning, error, critical (overrides log.level).")
     var logLevel: Logger.Level?
 
+    /// A daemon serving many clients (web streams, subscribers) needs more descriptors than
+    /// the 1024 a login shell gives by default: the soft limit goes up to the hard one (as
+    /// systemd units get from LimitNOFILE), at most 65536.
+    static func raiseOpenFileLimit() {
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return }
+        let wanted = min(limit.rlim_max, 65536)
+        if limit.rlim_cur < wanted {
+            limit.rlim_cur = wanted
+            _ = setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+        }
+    }
+
     func run() async throws {
         // Every file the daemon creates (sockets, journal, SQLite state and its -wal/-shm) is
         // private whatever umask it inherited; a socket given to a group is opened up explicitly.
         umask(0o077)
+        Self.raiseOpenFileLimit()
         let bootLogger = Logger(label: "locus")
         let configuration = try ConfigSupport.load(config, logger: bootLogger)
         LogSetup.bootstrap(level: logLevel ?? configuration.logLevel)

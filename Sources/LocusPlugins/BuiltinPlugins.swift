@@ -13,6 +13,7 @@ import LocusReplay
 import LocusSignificantChangeService
 import LocusStandardService
 import LocusVisitsService
+import LocusWeb
 
 /// Every plugin type built into Locus: the one list the runtime and `locus plugins` read.
 /// A new plugin folder under `Plugins/` (with its `plugin.json`, from which Package.swift makes
@@ -33,6 +34,7 @@ public enum BuiltinPlugins {
         ConsolePlugin.factory,
         FileSinkPlugin.factory,
         MQTTPlugin.factory,
+        WebPlugin.factory,
     ]
 
     /// Core event types plus those the built-in plugins define.

@@ -133,6 +133,9 @@ public final class Daemon: @unchecked Sendable {
         let reporter = DaemonReporter(hub: hub, control: control, status: status, runners: started, gate: gate,
                                       journal: journal, catchup: catchup, zap: zap, restricted: restricted)
         registerCommands(reporter: reporter)
+        // For plugins that serve HTTP themselves (the web sink's /metrics).
+        DaemonMetrics.install(.init(contentType: MetricsExposition.contentType) { reporter.metrics() })
+        defer { DaemonMetrics.install(nil) }
 
         var runners: [PluginRunner] = []
         // Sinks and services first: their subscriptions must be live before any source publishes.

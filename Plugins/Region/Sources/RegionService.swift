@@ -22,7 +22,7 @@ import Logging
 /// `region.<kind>.<id>.<device>` with `device` in the payload.
 public struct RegionService: CommandableService, DeviceKeyedService {
     public let id: String
-    public let configuration: RegionConfiguration
+    public private(set) var configuration: RegionConfiguration
     let logger: Logger
     /// Database file, or nil for memory only.
     let databasePath: String?
@@ -313,6 +313,10 @@ public struct RegionService: CommandableService, DeviceKeyedService {
     private var conditionsAnnounced = false
 
     // MARK: - Definitions on the bus
+
+    /// Publishes the conditions' definitions whatever the config says: `locus view` draws the
+    /// fences of a config written without `publish_conditions`.
+    public mutating func enableConditionPublishing() { configuration.publishConditions = true }
 
     /// With `publish_conditions`, the first message (or command) after start announces every
     /// condition, in id order, at its time: replays stay deterministic.

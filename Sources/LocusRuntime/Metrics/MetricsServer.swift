@@ -1,4 +1,5 @@
 import Foundation
+import LocusCore
 import Hummingbird
 import Logging
 import ServiceLifecycle
@@ -44,47 +45,12 @@ struct MetricsServerError: Error, CustomStringConvertible {
     var description: String
 }
 
-/// `host:port` of `hub.metrics` (`[::1]:9464` for IPv6).
-public struct MetricsAddress: Sendable, Equatable {
-    public var host: String
-    public var port: Int
+/// `host:port` of `hub.metrics` (`[::1]:9464` for IPv6): an `HTTPAddress` whose examples name
+/// the metrics port.
+public typealias MetricsAddress = HTTPAddress
+public typealias MetricsAddressError = HTTPAddressError
 
-    public init(host: String, port: Int) {
-        self.host = host
-        self.port = port
-    }
-
-    public var text: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
-
-    /// True for 127.0.0.0/8, ::1 and localhost.
-    public var isLoopback: Bool { host == "localhost" || host == "::1" || host.hasPrefix("127.") }
-
-    /// Parses `host:port`; the reason when it is not one.
-    public static func parse(_ text: String) -> Result<MetricsAddress, MetricsAddressError> {
-        let example = "use host:port, such as 127.0.0.1:9464"
-        var host: Substring, portText: Substring
-        if text.hasPrefix("[") {
-            guard let close = text.firstIndex(of: "]"), text[text.index(after: close)...].hasPrefix(":") else {
-                return .failure(MetricsAddressError("'\(text)' is not host:port; \(example)"))
-            }
-            host = text[text.index(after: text.startIndex)..<close]
-            portText = text[text.index(close, offsetBy: 2)...]
-        } else {
-            guard let colon = text.lastIndex(of: ":"), !text[..<colon].contains(":") else {
-                return .failure(MetricsAddressError("'\(text)' is not host:port; \(example)"))
-            }
-            host = text[..<colon]
-            portText = text[text.index(after: colon)...]
-        }
-        guard !host.isEmpty else { return .failure(MetricsAddressError("'\(text)' has no host; \(example)")) }
-        guard let port = Int(portText), (1...65535).contains(port) else {
-            return .failure(MetricsAddressError("'\(text)': the port must be 1 to 65535; \(example)"))
-        }
-        return .success(MetricsAddress(host: String(host), port: port))
-    }
-}
-
-public struct MetricsAddressError: Error, CustomStringConvertible, Sendable {
-    public var description: String
-    init(_ d: String) { description = d }
+extension HTTPAddress {
+    /// Parses `hub.metrics`.
+    public static func parse(_ text: String) -> Result<HTTPAddress, HTTPAddressError> { parse(text, example: "127.0.0.1:9464") }
 }

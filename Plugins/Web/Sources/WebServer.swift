@@ -1,0 +1,252 @@
+import Foundation
+import Hummingbird
+import HummingbirdWebSocket
+import LocusCore
+import LocusStore
+import LocusWebRequests
+import Logging
+
+/// The gateway's HTTP server (Hummingbird 2, with its WebSocket upgrade): the map page, `/state`,
+/// `/regions.geojson`, `/events` (Server-Sent Events, resumable through the journal) and `/ws`.
+/// Every request needs the token when one is set. The `web` sink and `locus view` run it.
+public final class WebServer: Sendable {
+    public let address: HTTPAddress
+    let token: String?
+    let feed: EventFeed
+    let filter: WebFilter
+    let configuration: WebConfiguration
+    /// The daemon's journal, for clients resuming with Last-Event-ID; nil: from now on only.
+    let journal: JournalLocation?
+    let logger: Logger
+    let onRunning: @Sendable (String) -> Void
+
+    public init(configuration: WebConfiguration, address: HTTPAddress, token: String?, feed: EventFeed,
+                journal: JournalLocation?, logger: Logger, onRunning: @escaping @Sendable (String) -> Void = { _ in }) {
+        self.configuration = configuration
+        self.address = address
+        self.token = token
+        self.feed = feed
+        self.filter = WebFilter(configuration)
+        self.journal = journal
+        self.logger = logger
+        self.onRunning = onRunning
+    }
+
+    /// The page's address (with the token, which the page passes on to its requests).
+    public var pageURL: String { "http://\(address.text)/" + (token.map { "?token=" + ($0.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "") } ?? "") }
+
+    // MARK: Authentication
+
+    func authorized(header: String?, query: [String: String]) -> Bool {
+        guard let token else { return true }
+        let given = header.flatMap { $0.hasPrefix("Bearer ") ? String($0.dropFirst(7)) : nil } ?? query["token"] ?? ""
+        // Compared in time independent of where they differ.
+        let a = Array(given.utf8), b = Array(token.utf8)
+        var diff = a.count ^ b.count
+        for i in 0..<max(a.count, b.count) { diff |= Int((i < a.count ? a[i] : 0) ^ (i < b.count ? b[i] : 0)) }
+        return diff == 0
+    }
+
+    func authorized(_ request: Request) -> Bool {
+        authorized(header: request.headers[.authorization], query: QueryItems.parse(request.uri.query))
+    }
+
+    static func text(_ status: HTTPResponse.Status, _ message: String) -> Response {
+        Response(status: status, headers: [.contentType: "text/plain; charset=utf-8"],
+                 body: ResponseBody(byteBuffer: ByteBuffer(string: message + "\n")))
+    }
+
+    static func json(_ bytes: [UInt8], type: String = "application/json") -> Response {
+        Response(status: .ok, headers: [.contentType: type, .cacheControl: "no-store"], body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
+    }
+
+    func unauthorized() -> Response {
+        feed.counters.update { $0.unauthorized += 1 }
+        return Self.text(.unauthorized, "a token is needed: Authorization: Bearer <token>, or ?token=<token>")
+    }
+
+    // MARK: Routes
+
+    func router() -> Router<BasicRequestContext> {
+        let router = Router()
+        for (name, asset) in PageAssets.files {
+            let path = name == "index.html" ? "/" : "/" + name
+            router.get(RouterPath(path)) { [self] request, _ -> Response in
+                guard authorized(request) else { return unauthorized() }
+                return Response(status: .ok, headers: [.contentType: asset.contentType, .cacheControl: "no-cache"],
+                                body: ResponseBody(byteBuffer: ByteBuffer(bytes: asset.bytes)))
+            }
+        }
+        router.get("/config.json") { [self] request, _ -> Response in
+            guard authorized(request) else { return unauthorized() }
+            let o: JSONValue = .object(["tile_url": .string(configuration.tileURL), "title": .string(configuration.title),
+                                        "attribution": .string(configuration.tileAttribution)])
+            return Self.json(o.encoded())
+        }
+        router.get("/state") { [self] request, _ -> Response in
+            guard authorized(request) else { return unauthorized() }
+            return Self.json(feed.stateJSON())
+        }
+        router.get("/regions.geojson") { [self] request, _ -> Response in
+            guard authorized(request) else { return unauthorized() }
+            return Self.json(feed.regionsGeoJSON(), type: "application/geo+json")
+        }
+        router.get("/events") { [self] request, _ -> Response in
+            try events(request)
+        }
+        router.get("/metrics") { [self] request, _ -> Response in
+            guard authorized(request) else { return unauthorized() }
+            guard let m = DaemonMetrics.current() else { return Self.text(.notFound, "no metrics here: they are the daemon's (locus run)") }
+            return Response(status: .ok, headers: [.contentType: m.contentType], body: ResponseBody(byteBuffer: ByteBuffer(bytes: m.body)))
+        }
+        router.get("/ws") { [self] request, _ -> Response in
+            guard authorized(request) else { return unauthorized() }
+            return Self.text(.badRequest, "/ws is a WebSocket: connect with a WebSocket client")
+        }
+        return router
+    }
+
+    // MARK: Server-Sent Events
+
+    func events(_ request: Request) throws -> Response {
+        let query = QueryItems.parse(request.uri.query)
+        guard authorized(header: request.headers[.authorization], query: query) else { return unauthorized() }
+        let (topics, bad) = QueryItems.topics(query["topics"])
+        if let bad { return Self.text(.badRequest, "'\(bad)' is not a topic prefix: lower-case segments of a-z 0-9 _ - joined by dots") }
+        let lastIDText = request.headers.first { $0.name.canonicalName == "last-event-id" }?.value ?? query["last_event_id"]
+        let resumeAfter: UInt64?
+        switch LastEventID.parse(lastIDText) {
+        case .success(let n): resumeAfter = n
+        case .failure(let e): return Self.text(.badRequest, e.description)
+        }
+        guard let sub = feed.subscribe(topics: topics, withHistory: resumeAfter == nil && query["history"] == "1") else {
+            return Self.text(.serviceUnavailable, "too many event streams (max_clients \(configuration.maxClients)); try again later")
+        }
+        let feed = self.feed, filter = self.filter, journal = self.journal
+        let body = ResponseBody { writer in
+            defer { feed.unsubscribe(sub.id) }
+            // The browser waits 2 s before reconnecting (and sends Last-Event-ID then).
+            try await writer.write(ByteBuffer(string: "retry: 2000\n: locus\n\n"))
+            for item in sub.history { try await writer.write(ByteBuffer(bytes: item.sseFrame)) }
+            if let after = resumeAfter, let journal {
+                try await Self.backlog(after: after, until: sub.journalNext, journal: journal, topics: topics,
+                                       filter: filter, counters: feed.counters, writer: &writer)
+            }
+            var sent = 0
+            for await delivery in sub.stream {
+                switch delivery {
+                case .event(let item): try await writer.write(ByteBuffer(bytes: item.sseFrame)); sent += 1
+                case .keepalive: try await writer.write(ByteBuffer(string: ": keepalive\n\n"))
+                case .reply: break
+                }
+            }
+            try await writer.finish(nil)
+        }
+        return Response(status: .ok, headers: [.contentType: "text/event-stream", .cacheControl: "no-cache"], body: body)
+    }
+
+    /// Journal records after `after` and before `until` (where the live stream starts), in
+    /// chunks, filtered as live events are. Records deleted by retention are reported with an
+    /// `event: gap` and counted.
+    static func backlog(after: UInt64, until: UInt64, journal: JournalLocation, topics: [String]?, filter: WebFilter,
+                        counters: SourceCounters<WebCounters>, writer: inout any ResponseBodyWriter) async throws {
+        let reader = JournalReader(directory: journal.directory)
+        var position = JournalPosition(index: after + 1)
+        var first = true
+        while position.index < until {
+            var frames: [UInt8] = []
+            var count = 0
+            let outcome = reader.read(from: position) { entry in
+                guard entry.index < until, count < 1000 else { return false }
+                count += 1
+                if first, entry.index > after + 1 {
+                    let missing = entry.index - (after + 1)
+                    counters.update { $0.droppedRetention += Int(missing) }
+                    frames += Array("event: gap\ndata: {\"from\":\(after + 1),\"to\":\(entry.index)}\n\n".utf8)
+                }
+                first = false
+                let topic = String(decoding: entry.topic, as: UTF8.self)
+                guard filter.takes(topic), topics.map({ p in p.contains { topic.hasPrefix($0) } }) ?? true else { return true }
+                guard let item = filter.item(id: entry.index, topic: topic, body: Array(entry.body)) else {
+                    counters.update { $0.droppedUnreducible += 1 }
+                    return true
+                }
+                frames += item.sseFrame
+                return true
+            }
+            if !frames.isEmpty { try await writer.write(ByteBuffer(bytes: frames)) }
+            if count == 0 { break }   // nothing more written yet (or a damaged tail): live takes over
+            position = outcome.next
+        }
+    }
+
+    // MARK: WebSocket
+
+    /// `/ws`: the client sends `{"subscribe":["region.",…]}` and `{"unsubscribe":[…]}` (text
+    /// messages, at most 64 KiB); the server answers `{"subscribed":[…]}` (or `{"error":…}`) and
+    /// sends each event as a text message, the same JSON as an SSE `data:` line.
+    func upgrade(_ head: HTTPRequest) -> ShouldUpgradeResult<WebSocketDataHandler<HTTP1WebSocketUpgradeChannel.Context>> {
+        let target = QueryItems.split(target: head.path ?? "/")
+        guard target.path == "/ws" else { return .dontUpgrade }
+        guard authorized(header: head.headerFields[.authorization], query: QueryItems.parse(target.query)) else { return .dontUpgrade }
+        let feed = self.feed
+        return .upgrade([:]) { inbound, outbound, _ in
+            guard let sub = feed.subscribe(topics: [], withHistory: false) else {
+                try await outbound.close(.unexpectedServerError, reason: "too many event streams")
+                return
+            }
+            defer { feed.unsubscribe(sub.id) }
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask {
+                    var topics: [String] = []
+                    for try await message in inbound.messages(maxSize: 65536) {
+                        guard case .text(let text) = message else { continue }
+                        let reply = WebSocketRequest.apply(text, to: &topics)
+                        if reply.bad { feed.counters.update { $0.badRequests += 1 } }
+                        feed.setTopics(sub.id, topics)
+                        feed.reply(sub.id, reply.json)
+                    }
+                    feed.unsubscribe(sub.id)
+                }
+                group.addTask {
+                    for await delivery in sub.stream {
+                        switch delivery {
+                        case .event(let item): try await outbound.write(.text(String(decoding: item.json, as: UTF8.self)))
+                        case .reply(let bytes): try await outbound.write(.text(String(decoding: bytes, as: UTF8.self)))
+                        case .keepalive: break
+                        }
+                    }
+                }
+                try await group.next()
+                group.cancelAll()
+            }
+        }
+    }
+
+    // MARK: Running
+
+    /// Serves until cancelled.
+    public func run() async throws {
+        let app = Application(
+            router: router(),
+            server: .http1WebSocketUpgrade { [self] head, _, _ in upgrade(head) },
+            configuration: .init(address: .hostname(address.host, port: address.port), serverName: "locus"),
+            onServerRunning: { [self] channel in
+                logger.info("serving the web gateway", metadata: ["url": "http://\(address.text)/",
+                                                                 "bound": "\(channel.localAddress.map { "\($0)" } ?? "?")"])
+                onRunning(pageURL)
+            },
+            logger: logger)
+        do {
+            try await app.run()
+        } catch is CancellationError {
+            return
+        } catch {
+            throw WebServerError(description: "cannot serve on \(address.text): \(error)")
+        }
+    }
+}
+
+public struct WebServerError: Error, CustomStringConvertible {
+    public var description: String
+}

@@ -1,0 +1,109 @@
+import ArgumentParser
+import Foundation
+import LocusCore
+import LocusRegionService
+import LocusRuntime
+import LocusWeb
+import Logging
+
+struct ViewCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "view",
+        abstract: "Show a recording on the map page: the configured services run over it, and the page draws the fences, the track, visits and every event.",
+        discussion: """
+        The way to see why a geofence or a visit did (or did not) happen on a recorded track, \
+        without a daemon: the recording is played through the config's services exactly as \
+        `locus replay` plays it (same events, same times), then the web gateway's map page \
+        serves the result on --listen (loopback) until Ctrl-C. Open the printed address in a \
+        browser. Region services draw their fences whatever their publish_conditions says. \
+        Takes the inputs `locus replay` takes (Locus recordings, NMEA, gpsd JSON, GPX).
+        """
+    )
+
+    @Argument(help: "Recording to show (Locus recording, NMEA, gpsd JSON or GPX).")
+    var file: String
+
+    @Option(name: .shortAndLong, help: "Config whose services to run (default ./config.yaml).")
+    var config: String = ConfigSupport.defaultPath
+
+    @Option(name: .long, help: "host:port to serve the page on (loopback only).")
+    var listen: String = "127.0.0.1:8080"
+
+    @Option(name: .long, parsing: .upToNextOption, help: "Topic prefixes of the recording to feed in.")
+    var topics: [String] = ["obs."]
+
+    @Option(name: .long, help: "Seconds of recorded time between clock ticks.")
+    var tickInterval: Double = 1
+
+    @Option(name: .long, help: "Map tiles, such as https://tile.openstreetmap.org/{z}/{x}/{y}.png (default: none, a plain grid).")
+    var tileURL: String = ""
+
+    @OptionGroup var inputOptions: RecordingInputOptions
+
+    /// Events kept for the page; a longer recording keeps its last ones (and says so).
+    static let maxEvents = 2_000_000
+
+    func validate() throws {
+        switch HTTPAddress.parse(listen, example: "127.0.0.1:8080") {
+        case .success(let a) where !a.isLoopback:
+            throw ValidationError("--listen \(listen) is not loopback: locus view serves without a token, so only on 127.0.0.1, ::1 or localhost")
+        case .failure(let e): throw ValidationError("--listen: \(e.description)")
+        default: break
+        }
+    }
+
+    func run() async throws {
+        LogSetup.bootstrap(level: .warning)
+        let logger = Logger(label: "locus.view")
+        let factories = ActivePlugins.all.map { f -> PluginFactory in
+            guard f.type == "region" else { return f }
+            var drawn = f
+            let build = f.build
+            drawn.build = { decoder, setup in
+                guard case .service(let s) = try build(decoder, setup), var region = s as? RegionService else { return try build(decoder, setup) }
+                region.enableConditionPublishing()
+                return .service(region)
+            }
+            return drawn
+        }
+        let configuration = try ConfigSupport.load(config, mode: .servicesOnly, factories: factories, logger: logger)
+        var pipeline = OfflinePipeline(configuration: configuration, registry: ConfigSupport.registry, logger: logger)
+        var lines: [(topic: String, body: [UInt8])] = []
+        var dropped = 0
+        do {
+            try RecordingPlayback(file: file, topics: topics, tickInterval: tickInterval, includeInput: true,
+                                  inputOptions: inputOptions).play(into: &pipeline) { line in
+                guard let (topic, body) = try? RecordingLine.split(Array(line.dropLast())), !topic.hasPrefix("clock.") else { return }
+                lines.append((topic, body))
+                if lines.count > Self.maxEvents {
+                    lines.removeFirst(lines.count - Self.maxEvents / 2)
+                    dropped += Self.maxEvents / 2
+                }
+            }
+        } catch {
+            FileHandle.standardError.write(Data("locus view: \(error)\n".utf8))
+            throw ExitCode(ExitStatus.failure)
+        }
+        if dropped > 0 {
+            FileHandle.standardError.write(Data("locus view: the recording gave more than \(Self.maxEvents) events; the first \(dropped) are not shown\n".utf8))
+        }
+        var web = WebConfiguration()
+        web.title = "locus view: " + (file as NSString).lastPathComponent
+        web.tileURL = tileURL
+        web.exclude = ["clock."]
+        let feed = EventFeed(historyLimit: max(lines.count, 1), queueLimit: lines.count + 10_000, maxClients: 64)
+        for (k, l) in lines.enumerated() { feed.add(FeedItem(id: UInt64(k + 1), topic: l.topic, body: l.body)) }
+        guard case .success(let address) = HTTPAddress.parse(listen, example: "127.0.0.1:8080") else { return }
+        let count = lines.count, file = self.file
+        let server = WebServer(configuration: web, address: address, token: nil, feed: feed, journal: nil, logger: logger) { url in
+            print("locus view: \(count) events of \(file) on \(url) (Ctrl-C to stop)")
+            fflush(stdout)
+        }
+        do {
+            try await server.run()
+        } catch {
+            FileHandle.standardError.write(Data("locus view: \(error)\n".utf8))
+            throw ExitCode(ExitStatus.failure)
+        }
+    }
+}

@@ -111,3 +111,32 @@ import Testing
         #expect(after.allSatisfy { $0.seconds == 2 })
     }
 }
+
+/// `state_on_transition`: `region.state` right after each enter and exit (not dwell), at the
+/// same time, holding the new state: what a retained MQTT topic needs.
+@Suite struct RegionStateOnTransitionTests {
+    @Test func eachEnterAndExitIsFollowedByTheNewState() throws {
+        var run = ServiceRun(try RegionService(id: "fences", configuration: RegionConfiguration.with {
+            $0.regions = [RegionServiceTests.circle("home", radius: 100, dwell: 40)]
+            $0.stateOnTransition = true
+        }))
+        for t in 0...10 { try run.feed(LocationScene.fix(at: Double(t), north: 300)) }
+        for t in 11...60 { try run.feed(LocationScene.fix(at: Double(t), north: 50)) }
+        for t in 61...90 { try run.feed(LocationScene.fix(at: Double(t), north: 300)) }
+        #expect(RegionServiceTests.trace(run) == ["region.enter.home@30", "region.state.home@30", "region.dwell.home@51",
+                                                  "region.exit.home@80", "region.state.home@80"])
+        let states = run.all(RegionStateSnapshot.self).map(\.event.body.state)
+        #expect(states == [.satisfied, .unsatisfied])
+        // Off by default.
+        var plain = RegionServiceTests.service()
+        for t in 0...40 { try plain.feed(LocationScene.fix(at: Double(t), north: 50)) }
+        #expect(RegionServiceTests.trace(plain) == ["region.enter.home@0"])
+    }
+
+    @Test func perDeviceStatesGoToTheDevicesTopic() throws {
+        var run = try RegionPerDeviceTests.service { $0.stateOnTransition = true }
+        try run.feed(LocationScene.fix("van7", at: 0, north: 0))
+        #expect(run.events.map(\.topic) == ["region.enter.home.van7", "region.state.home.van7"])
+        #expect(run.all(RegionStateSnapshot.self).first?.event.body.device == "van7")
+    }
+}

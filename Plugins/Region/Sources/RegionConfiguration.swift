@@ -48,6 +48,10 @@ public struct RegionConfiguration: DeclaredConfiguration {
     @Setting("publish_conditions", "Publish each condition's definition (region.condition.<id>: GeoJSON geometry, radius, options, properties) when the service starts and whenever one is added, replaced or removed, for maps and OwnTracks consumers (the mqtt sink's format owntracks sends circles as waypoints).")
     public var publishConditions: Bool = false
 
+    /// Publish `region.state.<id>` after each enter and exit.
+    @Setting("state_on_transition", "Also publish region.state.<id> (the condition's new state, as region record shows it) right after each region.enter and region.exit, so that a retained MQTT topic or any last-value cache always holds each fence's present state.")
+    public var stateOnTransition: Bool = false
+
     /// Seconds between checks of `file` for changes (wall clock, on clock ticks).
     @Setting("file_check_interval", "Seconds between checks of `file` for changes.", check: .above(0, unit: "s"))
     public var fileCheckInterval: Double = 2

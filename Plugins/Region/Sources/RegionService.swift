@@ -167,7 +167,12 @@ public struct RegionService: CommandableService, DeviceKeyedService {
             let ids = try store.commit(changes)
             outbox.published(outboxed, ids: ids)
         }
-        for e in events { Self.emit(e.kind, e.body, at: time, to: &output) }
+        for e in events {
+            Self.emit(e.kind, e.body, at: time, to: &output)
+            if configuration.stateOnTransition && e.kind != .dwell {
+                try emitSnapshot(e.body.region, device: e.body.device ?? "", at: time, output: &output)
+            }
+        }
     }
 
     /// The rows to write for what the monitor changed. One device: `state` rows by condition

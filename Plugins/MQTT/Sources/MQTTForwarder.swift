@@ -308,9 +308,7 @@ final class MQTTForwarder {
             position = .oldest
         } else {
             // Only what this run of the daemon journals: skip the records of earlier runs.
-            let startedMs = settings.startedMs
-            let outcome = r.read(from: r.position(since: startedMs)) { $0.appendedMs < startedMs }
-            position = outcome.next
+            position = r.firstPosition(appendedSince: settings.startedMs)
         }
         window = DeliveryWindow(readNext: position.index)
         savePosition(force: true)

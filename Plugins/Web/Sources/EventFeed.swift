@@ -55,7 +55,7 @@ public final class EventFeed: @unchecked Sendable {
     public var clientCount: Int { lock.withLock { clients.count } }
 
     /// Hands an event to every client that wants it, the history and the state.
-    public func add(_ item: FeedItem, payloadType: String? = nil) {
+    public func add(_ item: FeedItem) {
         var sent = 0, dropped = 0
         lock.withLock {
             if let id = item.id { journalNext = max(journalNext, id + 1) }

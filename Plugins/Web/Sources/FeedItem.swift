@@ -37,7 +37,9 @@ public struct FeedItem: Sendable {
     }
 
     /// True if one of `prefixes` starts the topic (nil: every topic).
-    func matches(_ prefixes: [String]?) -> Bool {
+    func matches(_ prefixes: [String]?) -> Bool { Self.topic(topic, matches: prefixes) }
+
+    static func topic(_ topic: String, matches prefixes: [String]?) -> Bool {
         guard let prefixes else { return true }
         return prefixes.contains { topic.hasPrefix($0) }
     }

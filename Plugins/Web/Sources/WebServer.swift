@@ -132,10 +132,9 @@ public final class WebServer: Sendable {
                 try await Self.backlog(after: after, until: sub.journalNext, journal: journal, topics: topics,
                                        filter: filter, counters: feed.counters, writer: &writer)
             }
-            var sent = 0
             for await delivery in sub.stream {
                 switch delivery {
-                case .event(let item): try await writer.write(ByteBuffer(bytes: item.sseFrame)); sent += 1
+                case .event(let item): try await writer.write(ByteBuffer(bytes: item.sseFrame))
                 case .keepalive: try await writer.write(ByteBuffer(string: ": keepalive\n\n"))
                 case .reply: break
                 }
@@ -166,7 +165,7 @@ public final class WebServer: Sendable {
                 }
                 first = false
                 let topic = String(decoding: entry.topic, as: UTF8.self)
-                guard filter.takes(topic), topics.map({ p in p.contains { topic.hasPrefix($0) } }) ?? true else { return true }
+                guard filter.takes(topic), FeedItem.topic(topic, matches: topics) else { return true }
                 guard let item = filter.item(id: entry.index, topic: topic, body: Array(entry.body)) else {
                     counters.update { $0.droppedUnreducible += 1 }
                     return true

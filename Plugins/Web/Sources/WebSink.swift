@@ -68,8 +68,7 @@ final class JournalTail: @unchecked Sendable {
     init(directory: String, startedMs: Int64) {
         reader = JournalReader(directory: directory)
         // Records appended before the sink started are history, not news.
-        let start = reader.position(since: startedMs)
-        position = reader.read(from: start) { $0.appendedMs < startedMs }.next
+        position = reader.firstPosition(appendedSince: startedMs)
     }
 
     /// Hands every record written since the last call to `visit`.

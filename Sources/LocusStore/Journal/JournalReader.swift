@@ -57,6 +57,12 @@ public final class JournalReader {
         return .oldest
     }
 
+    /// Where the first record appended at or after `ms` is (or will be): a reader that starts
+    /// with this run of the daemon skips the records of earlier runs.
+    public func firstPosition(appendedSince ms: Int64) -> JournalPosition {
+        read(from: position(since: ms)) { $0.appendedMs < ms }.next
+    }
+
     /// Hands each intact record from `start` on to `visit`, in index order, until `visit`
     /// returns false (that record is not consumed: the outcome's `next` points at it) or the
     /// end of what has been written.

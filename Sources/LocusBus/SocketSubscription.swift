@@ -3,7 +3,7 @@ import LocusCore
 import Logging
 
 /// The in-process subscriber: a SUB socket on its own thread that decodes what it receives and
-/// delivers it as an `AsyncStream<BusMessage>`.
+/// delivers it through a `FeedQueue`, in batches (`queue`) or one at a time (`messages`).
 ///
 /// Create it, `start(hub:)` it, consume `messages` from any task, `stop(drain:)` it. With a hub
 /// given, `start` returns only once the hub has all subscriptions, so nothing published after
@@ -13,14 +13,16 @@ public final class SocketSubscription: @unchecked Sendable {
     public let prefixes: [String]
     /// The sync token this subscription subscribes to last (see `SyncToken`).
     public let syncToken: String
-    /// Decoded messages in arrival order; finishes after `stop`.
+    /// Decoded messages in arrival order, in batches; ends after `stop`. Consume either this
+    /// or `messages`, not both.
+    public let queue: FeedQueue
+    /// The same messages one at a time; finishes after `stop`.
     public let messages: AsyncStream<BusMessage>
 
     private let context: ZMQContext
     private let registry: PayloadRegistry
     private let logger: Logger
     private let highWaterMark: Int
-    private let continuation: AsyncStream<BusMessage>.Continuation
     private let control = SubscriptionControl()
     private let counters = SubscriptionCounters()
     private let lock = NSLock()
@@ -30,7 +32,7 @@ public final class SocketSubscription: @unchecked Sendable {
     /// - Parameters:
     ///   - prefixes: topic prefixes to receive (`""` = everything); each must pass `Topic.isValidPrefix`.
     ///   - highWaterMark: ZeroMQ receive queue limit; 0 = unlimited.
-    ///   - bufferLimit: messages the stream holds for a slow consumer before dropping new ones.
+    ///   - bufferLimit: messages the queue holds for a slow consumer before dropping new ones.
     public init(context: ZMQContext, endpoint: String = HubConfiguration.inprocPublish, prefixes: [String],
                 registry: PayloadRegistry, logger: Logger, highWaterMark: Int = 100_000, bufferLimit: Int = 100_000) {
         self.context = context
@@ -40,7 +42,8 @@ public final class SocketSubscription: @unchecked Sendable {
         self.logger = logger
         self.highWaterMark = highWaterMark
         syncToken = SyncToken.make()
-        (messages, continuation) = AsyncStream.makeStream(of: BusMessage.self, bufferingPolicy: .bufferingOldest(max(1, bufferLimit)))
+        queue = FeedQueue(limit: bufferLimit)
+        messages = queue.stream()
     }
 
     deinit { stop(drain: false) }
@@ -61,7 +64,7 @@ public final class SocketSubscription: @unchecked Sendable {
         _ = try Endpoint.validate(endpoint)
         let receiver = SubscriptionReceiver(context: context, endpoint: endpoint, prefixes: prefixes, syncToken: syncToken,
                                             highWaterMark: highWaterMark, registry: registry, logger: logger,
-                                            continuation: continuation, control: control, counters: counters)
+                                            queue: queue, control: control, counters: counters)
         let startup = StartupResult()
         let thread = WorkerThread(name: "locus-subscription") { receiver.run(startup: startup) }
         thread.start()
@@ -89,7 +92,7 @@ public final class SocketSubscription: @unchecked Sendable {
         self.thread = nil
         lock.unlock()
         guard let thread else {
-            continuation.finish()
+            queue.finish()
             return
         }
         control.request(drain ? .drain : .stopNow)

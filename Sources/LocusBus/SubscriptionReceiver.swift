@@ -12,7 +12,7 @@ final class SubscriptionReceiver: @unchecked Sendable {
     private let highWaterMark: Int
     private let registry: PayloadRegistry
     private let logger: Logger
-    private let continuation: AsyncStream<BusMessage>.Continuation
+    private let queue: FeedQueue
     private let control: SubscriptionControl
     private let counters: SubscriptionCounters
     private var warnedUndecodable = false
@@ -22,7 +22,7 @@ final class SubscriptionReceiver: @unchecked Sendable {
     static let maxDrainNanoseconds: UInt64 = 10_000_000_000
 
     init(context: ZMQContext, endpoint: String, prefixes: [String], syncToken: String, highWaterMark: Int,
-         registry: PayloadRegistry, logger: Logger, continuation: AsyncStream<BusMessage>.Continuation,
+         registry: PayloadRegistry, logger: Logger, queue: FeedQueue,
          control: SubscriptionControl, counters: SubscriptionCounters) {
         self.context = context
         self.endpoint = endpoint
@@ -31,7 +31,7 @@ final class SubscriptionReceiver: @unchecked Sendable {
         self.highWaterMark = highWaterMark
         self.registry = registry
         self.logger = logger
-        self.continuation = continuation
+        self.queue = queue
         self.control = control
         self.counters = counters
     }
@@ -47,7 +47,7 @@ final class SubscriptionReceiver: @unchecked Sendable {
             try socket.subscribe(syncToken)
             try socket.connect(endpoint)
         } catch {
-            continuation.finish()
+            queue.finish()
             startup.report(error)
             return
         }
@@ -60,7 +60,7 @@ final class SubscriptionReceiver: @unchecked Sendable {
             logger.error("subscription failed", metadata: ["endpoint": "\(endpoint)", "error": "\(error)"])
         }
         socket.close()
-        continuation.finish()
+        queue.finish()
     }
 
     private func receiveUntilStopped(_ socket: ZMQSocket) throws {
@@ -88,16 +88,19 @@ final class SubscriptionReceiver: @unchecked Sendable {
         }
     }
 
-    /// Receives what is queued (up to 1024 messages). False once the stream's consumer is gone.
+    /// Messages decoded and not yet pushed to the queue.
+    private var pending: [BusMessage] = []
+    /// Pushed as soon as this many are decoded, so the consumer can start on a long burst.
+    static let pushEvery = 256
+
+    /// Receives what is queued (up to 1024 messages) and hands it to the queue in batches.
+    /// False once the queue's consumer is gone.
     private func receiveBurst(_ socket: ZMQSocket, _ topic: inout ZMQMessage, _ body: inout ZMQMessage) throws -> Bool {
-        var delivered: UInt64 = 0
-        var dropped: UInt64 = 0
-        defer { counters.add(delivered: delivered, undecodable: 0, dropped: dropped) }
         // Counted at once, not with the burst: a consumer that has received the message after
         // a bad one must see the bad one counted (they are rare, so the lock costs nothing).
         func undecodable() { counters.add(delivered: 0, undecodable: 1, dropped: 0) }
         for _ in 0..<1024 {
-            guard try topic.receive(from: socket, dontWait: true) else { return true }
+            guard try topic.receive(from: socket, dontWait: true) else { break }
             guard topic.hasMore else { undecodable(); continue }
             while !(try body.receive(from: socket, dontWait: false)) {}
             if body.hasMore {
@@ -118,15 +121,20 @@ final class SubscriptionReceiver: @unchecked Sendable {
                 warnUndecodableOnce(topic: name, error: error)
                 continue
             }
-            switch continuation.yield(BusMessage(topic: name, envelope: envelope, body: bytes)) {
-            case .enqueued: delivered += 1
-            case .dropped:
-                dropped += 1
-                warnSlowConsumerOnce()
-            case .terminated: return false
-            @unknown default: break
-            }
+            pending.append(BusMessage(topic: name, envelope: envelope, body: bytes))
+            if pending.count >= Self.pushEvery, !pushPending() { return false }
         }
+        return pushPending()
+    }
+
+    /// Hands `pending` to the queue and counts what it took and refused. False once the
+    /// queue's consumer is gone.
+    private func pushPending() -> Bool {
+        if pending.isEmpty { return true }
+        let count = pending.count
+        guard let refused = queue.push(&pending) else { return false }
+        counters.add(delivered: UInt64(count - refused), undecodable: 0, dropped: UInt64(refused))
+        if refused > 0 { warnSlowConsumerOnce() }
         return true
     }
 

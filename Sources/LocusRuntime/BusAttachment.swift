@@ -1,9 +1,10 @@
 import LocusBus
 import LocusCore
 
-/// A subscription as the runner sees it: a stream of messages and a way to end it.
+/// A subscription as the runner sees it: a queue of messages and a way to end it.
 public protocol BusFeed: Sendable {
-    var messages: AsyncStream<BusMessage> { get }
+    /// The messages, taken in batches by one consumer.
+    var queue: FeedQueue { get }
     /// Ends the stream. With `drain`, messages already received by the socket are delivered first.
     func stop(drain: Bool)
     /// What the feed received and could not deliver, for `locus ctl status`; nil if not counted.

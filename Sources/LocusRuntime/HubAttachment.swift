@@ -45,7 +45,7 @@ struct OutletBox: ClosableOutlet {
 
 struct FeedBox: BusFeed {
     let subscription: SocketSubscription
-    var messages: AsyncStream<BusMessage> { subscription.messages }
+    var queue: FeedQueue { subscription.queue }
     func stop(drain: Bool) { subscription.stop(drain: drain) }
     var statistics: SubscriptionStatistics? { subscription.statistics }
 }

@@ -1,19 +1,14 @@
 import Foundation
 import LocusCore
 
-/// Control commands for a `CommandableService`: one input stream per instance that merges the
-/// bus feed and the commands, read by the service's own task.
+/// Control commands for a `CommandableService`, run on the service's own task between two bus
+/// messages.
 ///
-/// A small task moves each bus message from the feed into the stream (taking a `MessageCredit`);
-/// `perform` puts each command into the same stream through the `ServiceCommandInbox`. The
-/// service's task reads the stream in order, so a command runs between two `receive` calls,
-/// never concurrently with one; its events are published right there, after the events of every
-/// message that entered the stream before it. Ordinary services keep the plain feed loop in
-/// `runOnce` with no extra task.
+/// `perform` puts each command in the `ServiceCommandInbox`; the service's task takes what waits
+/// there before each message of its feed, and the inbox wakes the task when the feed is idle. So
+/// a command never runs concurrently with `receive`, waits behind at most the message being
+/// handled, and its events are published right there, between the events of two messages.
 extension PluginRunner {
-    /// Messages the feed may have moved into a commandable service's stream ahead of the service.
-    static let commandableMessageCredit = 64
-
     /// Runs `command` on the running instance, between two bus messages, and returns its result.
     ///
     /// Commands are run in the order `perform` is called. The reply is an error, and the service
@@ -45,71 +40,67 @@ extension PluginRunner {
     }
 
     /// Runs one instance of a commandable service until its feed ends (shutdown), it throws
-    /// from `receive` (rethrown: the supervisor restarts it) or the task is cancelled. Commands
-    /// still waiting when it ends are refused with the reason (restarting, stopping).
+    /// from `receive` or `acknowledge` (rethrown: the supervisor restarts it) or the task is
+    /// cancelled. Commands still waiting when it ends are refused with the reason (restarting,
+    /// stopping); after a drained feed, those already submitted are answered first.
     func runCommandable(_ service: inout any CommandableService, feed: any BusFeed,
                         inbox: ServiceCommandInbox) async throws {
-        let (inputs, stream) = AsyncStream.makeStream(of: ServiceInput.self)
-        let credit = MessageCredit(limit: Self.commandableMessageCredit)
-        inbox.accept(into: stream)
+        let queue = feed.queue
+        inbox.accept(wake: { queue.wake() })
         // beginShutdown may have refused just before `accept`: refuse again so it sticks.
         if isShuttingDown || Task.isCancelled { inbox.refuse(Self.stoppingReason(plugin.id)) }
         // Made before the service can publish anything, so no receipt is missed.
         let acknowledgementTopics = service.acknowledgementTopics
         let receipts = acknowledgementTopics.isEmpty ? nil : try bus.subscribe(acknowledgementTopics, for: plugin.id)
-        defer { receipts?.stop(drain: false) }
-        var failure: (any Error)?
-        await withTaskGroup(of: Void.self) { group in
-            if let receipts {
-                // No credit: receipts are few and must not wait behind the feed's backlog.
-                group.addTask { [id = plugin.id] in
-                    for await message in receipts.messages where message.envelope.producer == id {
-                        stream.yield(.acknowledgement(message))
-                    }
+        // Receipts skip the feed's backlog: they wait in the inbox, taken before the next message.
+        let receiptsTask = receipts.map { receipts in
+            Task { [id = plugin.id] in
+                while let batch = await receipts.queue.take() {
+                    for message in batch where message.envelope.producer == id { inbox.deliver(acknowledgement: message) }
                 }
             }
-            group.addTask { [self] in
-                for await message in feed.messages {
-                    await credit.acquire()
-                    stream.yield(.message(message))
-                }
-                // Cancelled: the service's task ended the stream and chose the reason itself.
-                guard !Task.isCancelled else { return }
-                // The feed ended (a drain at shutdown): refuse new commands; those already in
-                // the stream are still answered, after the messages before them.
-                inbox.refuse(isShuttingDown ? Self.stoppingReason(plugin.id) : Self.stoppedReason(plugin.id))
-                stream.finish()
-            }
-            do {
-                for await input in inputs {
-                    if Task.isCancelled { logCancelledBacklog(); break }
-                    switch input {
-                    case .message(let message):
-                        credit.release()
-                        var output = ServiceOutput()
-                        try service.receive(message, output: &output)
-                        publish(output)
-                        noteConsumed(message)
-                    case .command(let command):
-                        run(command, on: &service)
-                    case .acknowledgement(let message):
-                        try service.acknowledge(message)
-                    }
-                }
-            } catch {
-                failure = error
-            }
-            let stopping = isShuttingDown || Task.isCancelled
-            inbox.refuse(stopping ? Self.stoppingReason(plugin.id)
-                         : failure != nil ? Self.restartingReason(plugin.id) : Self.stoppedReason(plugin.id))
-            stream.finish()
-            credit.open()
-            // After a failure the feed is still live: stop moving its messages.
-            group.cancelAll()
-            // What is left in the stream will not be read: answer its commands now.
-            inbox.refuseOutstanding()
         }
+        defer {
+            receiptsTask?.cancel()
+            receipts?.stop(drain: false)
+        }
+        var failure: (any Error)?
+        do {
+            reading: while true {
+                try takeInbox(inbox, into: &service)
+                guard let batch = await queue.take() else { break }
+                for message in batch {
+                    if Task.isCancelled { logCancelledBacklog(); break reading }
+                    var output = ServiceOutput()
+                    try service.receive(message, output: &output)
+                    publish(output)
+                    noteConsumed(message)
+                    if inbox.hasPending { try takeInbox(inbox, into: &service) }
+                }
+            }
+        } catch {
+            failure = error
+        }
+        let stopping = isShuttingDown || Task.isCancelled
+        inbox.refuse(stopping ? Self.stoppingReason(plugin.id)
+                     : failure != nil ? Self.restartingReason(plugin.id) : Self.stoppedReason(plugin.id))
+        // The feed ended (a drain at shutdown): commands submitted before are still answered.
+        if failure == nil && !Task.isCancelled {
+            do { try takeInbox(inbox, into: &service) } catch { failure = error }
+        }
+        // What is left will not be taken: answer its commands now.
+        inbox.refuseOutstanding()
         if let failure { throw failure }
+    }
+
+    /// Runs the commands and receipts waiting in `inbox`, in order.
+    private func takeInbox(_ inbox: ServiceCommandInbox, into service: inout any CommandableService) throws {
+        for input in inbox.takePending() {
+            switch input {
+            case .command(let command): run(command, on: &service)
+            case .acknowledgement(let message): try service.acknowledge(message)
+            }
+        }
     }
 
     /// Runs one command on the service's task. Its events are published only if it succeeds:

@@ -94,16 +94,17 @@ public final class PluginRunner: Service, @unchecked Sendable {
         if let gate, let gated { gate.consumed(gated, producer: message.envelope.producer, seq: message.envelope.seq) }
     }
 
-    /// `feed`'s messages, each reported to the gate once the sink asks for the next one (a sink
-    /// handles one message at a time, so it is done with the previous one).
+    /// `feed`'s messages one at a time, each reported to the gate once the sink asks for the
+    /// next one (a sink handles one message at a time, so it is done with the previous one).
     func consumedReporting(_ feed: any BusFeed) -> AsyncStream<BusMessage> {
-        guard gate != nil, gated != nil else { return feed.messages }
-        let cursor = FeedCursor(feed.messages)
-        return AsyncStream { [self] in
-            if let previous = cursor.previous { noteConsumed(previous) }
-            let next = await cursor.next()
-            return next
-        }
+        guard gate != nil, gated != nil else { return feed.queue.stream() }
+        let cursor = FeedCursor(feed.queue)
+        let previous = PreviousMessage()
+        return AsyncStream(unfolding: { [self] in
+            if let done = previous.message { noteConsumed(done) }
+            previous.message = await cursor.next()
+            return previous.message
+        }, onCancel: { [queue = feed.queue] in queue.terminate() })
     }
 
     var kindName: String { plugin.kind.rawValue }
@@ -225,12 +226,14 @@ public final class PluginRunner: Service, @unchecked Sendable {
                 try await runCommandable(&commandable, feed: feed, inbox: inbox)
                 return
             }
-            for await message in feed.messages {
-                if Task.isCancelled { logCancelledBacklog(); break }
-                var output = ServiceOutput()
-                try service.receive(message, output: &output)
-                for e in output.events { publisher.publish(e.payload, topic: e.topic, time: e.time) }
-                noteConsumed(message)
+            while let batch = await feed.queue.take() {
+                for message in batch {
+                    if Task.isCancelled { logCancelledBacklog(); return }
+                    var output = ServiceOutput()
+                    try service.receive(message, output: &output)
+                    publish(output)
+                    noteConsumed(message)
+                }
             }
         case .sink(let sink):
             let feed = try takeFeed(sink.subscriptions)
@@ -302,16 +305,7 @@ public final class PluginRunner: Service, @unchecked Sendable {
     }
 }
 
-/// The iterator of a feed's stream, kept for the stream that reports consumption (one task
-/// iterates it: the sink's).
-final class FeedCursor: @unchecked Sendable {
-    private var iterator: AsyncStream<BusMessage>.AsyncIterator
-    private(set) var previous: BusMessage?
-
-    init(_ messages: AsyncStream<BusMessage>) { iterator = messages.makeAsyncIterator() }
-
-    func next() async -> BusMessage? {
-        previous = await iterator.next()
-        return previous
-    }
+/// The message a sink was handed last (one task iterates the sink's stream).
+final class PreviousMessage: @unchecked Sendable {
+    var message: BusMessage?
 }

@@ -1,72 +1,100 @@
 import Foundation
 import LocusCore
 
-/// What a commandable service's task consumes: bus messages and control commands, merged into
-/// one stream in the order they arrived, so a command runs between two `receive` calls.
+/// What a commandable service's task takes between two bus messages besides them: control
+/// commands, and its own events back from the hub.
 enum ServiceInput: Sendable {
-    case message(BusMessage)
     case command(PendingServiceCommand)
-    /// One of the service's own events back from the hub (`CommandableService.acknowledge`).
+    /// One of the service's own events back from the hub (`CommandableService.acknowledgement`).
     case acknowledgement(BusMessage)
 }
 
-/// Where control requests for one commandable service enter its input stream.
+/// Where control requests (and delivery receipts) for one commandable service wait for its task.
 ///
-/// It accepts only while an instance is running and reading the stream; otherwise (starting,
-/// restarting, stopped) a request is refused at once with the reason, rather than left to
-/// wait. One inbox serves every instance the runner starts, so after a restart commands go to
-/// the new instance.
+/// The service's task takes them between two bus messages (`hasPending`, `takePending`), so a
+/// command never runs concurrently with `receive`; when the feed is idle, `submit` wakes the
+/// task through the `wake` it was given. It accepts only while an instance is running;
+/// otherwise (starting, restarting, stopped) a request is refused at once with the reason,
+/// rather than left to wait. One inbox serves every instance the runner starts, so after a
+/// restart commands go to the new instance.
 final class ServiceCommandInbox: @unchecked Sendable {
     private enum State {
-        case accepting(AsyncStream<ServiceInput>.Continuation)
+        case accepting(wake: @Sendable () -> Void)
         case refusing(String)
     }
 
     private let lock = NSLock()
     private var state: State
-    /// Commands submitted and maybe not yet settled, so they can be refused when the stream
-    /// they are in will not be read to its end (a restart, a cancelled task).
+    /// Inputs submitted and not yet taken by the service's task, in the order they came.
+    private var pending: [ServiceInput] = []
+    /// Commands submitted and maybe not yet settled, so they can be refused when the task
+    /// will not take them (a restart, a cancelled task).
     private var outstanding: [PendingServiceCommand] = []
 
     init(refusing reason: String) {
         state = .refusing(reason)
     }
 
-    /// Commands go to `stream` from now on.
-    func accept(into stream: AsyncStream<ServiceInput>.Continuation) {
-        lock.withLock { state = .accepting(stream) }
+    /// An instance takes inputs from now on; `wake` makes its task look (it may be waiting for
+    /// a bus message).
+    func accept(wake: @escaping @Sendable () -> Void) {
+        lock.withLock { state = .accepting(wake: wake) }
     }
 
-    /// Refuses new commands with `reason` (the whole error text). Commands already in the
-    /// stream stay there: `refuseOutstanding` settles those the service will not read.
+    /// Refuses new commands with `reason` (the whole error text). Commands already submitted
+    /// stay: the task may still take them, and `refuseOutstanding` settles those it will not.
     func refuse(_ reason: String) {
         lock.withLock { state = .refusing(reason) }
     }
 
-    /// Puts `command` in the running instance's stream, behind what is already there.
+    /// Queues `command` for the running instance, behind the inputs already waiting.
     /// - Throws: `ControlCommandError` with the reason when no instance is accepting.
     func submit(_ command: PendingServiceCommand) throws {
-        try lock.withLock {
+        let wake: @Sendable () -> Void = try lock.withLock {
             switch state {
             case .refusing(let reason):
                 throw ControlCommandError(reason)
-            case .accepting(let stream):
-                // Under the lock, so commands enter the stream in the order they were submitted
-                // and none enters after `refuse`.
-                guard case .enqueued = stream.yield(.command(command)) else {
-                    throw ControlCommandError("the service is not reading commands; try again")
-                }
+            case .accepting(let wake):
+                pending.append(.command(command))
                 outstanding.removeAll { $0.isSettled }
                 outstanding.append(command)
+                return wake
             }
+        }
+        wake()
+    }
+
+    /// Queues one of the service's own events for `acknowledge`; dropped when no instance is
+    /// accepting (a new instance reads its receipts afresh).
+    func deliver(acknowledgement message: BusMessage) {
+        let wake: (@Sendable () -> Void)? = lock.withLock {
+            guard case .accepting(let wake) = state else { return nil }
+            pending.append(.acknowledgement(message))
+            return wake
+        }
+        wake?()
+    }
+
+    /// True when inputs wait (cheap enough to ask between every two messages).
+    var hasPending: Bool { lock.withLock { !pending.isEmpty } }
+
+    /// The waiting inputs, in order; the inbox holds none afterwards.
+    func takePending() -> [ServiceInput] {
+        lock.withLock {
+            defer { pending = [] }
+            return pending
         }
     }
 
     /// Settles every submitted command the service has not begun with the current refusal
-    /// reason. Call after `refuse`, once the stream will not be read any more.
+    /// reason, and drops the receipts still waiting. Call after `refuse`, once the task will
+    /// not take inputs any more.
     func refuseOutstanding() {
         let (commands, reason): ([PendingServiceCommand], String) = lock.withLock {
-            defer { outstanding = [] }
+            defer {
+                outstanding = []
+                pending = []
+            }
             if case .refusing(let reason) = state { return (outstanding, reason) }
             return (outstanding, "the service stopped reading commands; try again")
         }

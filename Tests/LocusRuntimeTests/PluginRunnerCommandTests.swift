@@ -1,4 +1,5 @@
 import Foundation
+import LocusBus
 import LocusCore
 import Logging
 import Testing
@@ -11,10 +12,7 @@ struct PluginRunnerCommandTests {
     /// A bus whose one feed the test fills.
     final class MemoryBus: BusAttachment, @unchecked Sendable {
         let outlet = MemoryOutlet()
-        let messages: AsyncStream<BusMessage>
-        let input: AsyncStream<BusMessage>.Continuation
-
-        init() { (messages, input) = AsyncStream.makeStream(of: BusMessage.self) }
+        let queue = FeedQueue(limit: 1000)
 
         struct Outlet: ClosableOutlet {
             let outlet: MemoryOutlet
@@ -23,20 +21,20 @@ struct PluginRunnerCommandTests {
         }
 
         struct Feed: BusFeed {
-            let messages: AsyncStream<BusMessage>
-            let input: AsyncStream<BusMessage>.Continuation
-            func stop(drain: Bool) { input.finish() }
+            let queue: FeedQueue
+            func stop(drain: Bool) { queue.finish() }
         }
 
         func makeOutlet(for producer: String) throws -> any ClosableOutlet { Outlet(outlet: outlet) }
         func subscribe(_ prefixes: [String], for consumer: String) throws -> any BusFeed {
-            Feed(messages: messages, input: input)
+            Feed(queue: queue)
         }
 
         func ping(_ n: Int) {
-            input.yield(BusMessage(topic: "test.ping", envelope: Envelope(
+            var one = [BusMessage(topic: "test.ping", envelope: Envelope(
                 type: "test.ping", version: 1, producer: "feed", seq: UInt64(n), time: EventTime(seconds: Double(n)),
-                payload: .typed(CommandTestPlugins.TestPing(n: n)))))
+                payload: .typed(CommandTestPlugins.TestPing(n: n))))]
+            _ = queue.push(&one)
         }
     }
 

@@ -4,7 +4,8 @@
 # source → a per-device standard service (distance_filter 0: every fix is an update) → Locus's
 # mqtt sink (QoS 1, from the journal) → Mosquitto → an observer counting what comes back and
 # timing a probe device. Reports fixes/s, end-to-end latency p50/p99, Locus's CPU and peak RSS,
-# and the loss (sent - received). Several RATEs find the saturation point.
+# the CPU of the broker and of the load generator (which is also the observer: all three share
+# the machine), and the loss (sent - received). Several RATEs find the saturation point.
 #
 # SERVICE=region instead: a per-device region service with one 100 m fence per device (DEVICES
 # fences, plus one for the probes), each device going back and forth through its own fence
@@ -74,9 +75,9 @@ for rate in "${RATES[@]}"; do
     LOCUS_RUNTIME_DIR="$WORK" "$LOCUS" run "$WORK/config.yaml" > "$WORK/locus.log" 2>&1 &
     LOCUS_PID=$!
     for _ in $(seq 100); do grep -q "connected to the MQTT broker" "$WORK/locus.log" 2>/dev/null && [ "$(grep -c 'connected to the MQTT broker' "$WORK/locus.log")" -ge 2 ] && break; sleep 0.1; done
-    t0=$(ticks $LOCUS_PID); w0=$(date +%s.%N)
-    result=$("$WORK/load" "$PORT" "$DEVICES" "$rate" "$SECONDS_" "$OBSERVE" "$LOAD_MODE")
-    t1=$(ticks $LOCUS_PID); w1=$(date +%s.%N)
+    t0=$(ticks $LOCUS_PID); b0=$(ticks $BROKER); w0=$(date +%s.%N)
+    result=$(/usr/bin/time -f "%U %S" -o "$WORK/load.time" "$WORK/load" "$PORT" "$DEVICES" "$rate" "$SECONDS_" "$OBSERVE" "$LOAD_MODE")
+    t1=$(ticks $LOCUS_PID); b1=$(ticks $BROKER); w1=$(date +%s.%N)
     hwm=$(awk '/VmHWM/ { print $2 }' "/proc/$LOCUS_PID/status")
     counters=$(LOCUS_RUNTIME_DIR="$WORK" "$LOCUS" ctl status --json 2>/dev/null | python3 -c '
 import json, sys
@@ -91,5 +92,7 @@ out["drops"] = {k: v for k, v in (r.get("drops") or {}).items() if v}
 print(json.dumps(out))')
     kill $LOCUS_PID; wait $LOCUS_PID 2>/dev/null || true; LOCUS_PID=
     cpu=$(awk -v a="$t0" -v b="$t1" -v w0="$w0" -v w1="$w1" -v hz="$(getconf CLK_TCK)" 'BEGIN { printf "%.0f", (b - a) / hz / (w1 - w0) * 100 }')
-    echo "rate $rate/s x $DEVICES: $result locus_cpu_percent=$cpu peak_rss_kb=$hwm $counters"
+    broker_cpu=$(awk -v a="$b0" -v b="$b1" -v w0="$w0" -v w1="$w1" -v hz="$(getconf CLK_TCK)" 'BEGIN { printf "%.0f", (b - a) / hz / (w1 - w0) * 100 }')
+    load_cpu=$(awk -v w0="$w0" -v w1="$w1" '{ printf "%.0f", ($1 + $2) / (w1 - w0) * 100 }' "$WORK/load.time")
+    echo "rate $rate/s x $DEVICES: $result locus_cpu_percent=$cpu broker_cpu_percent=$broker_cpu load_and_observer_cpu_percent=$load_cpu peak_rss_kb=$hwm $counters"
 done

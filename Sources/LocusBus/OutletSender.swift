@@ -101,11 +101,13 @@ final class OutletSender: @unchecked Sendable {
                     warnDropOnce()
                 }
             }
+            let handled = batch.count
             batch.removeAll(keepingCapacity: true)
             counters.add(sent: sent, dropped: dropped)
             // Subscription messages (a reconnecting hub) are not needed after the first; discard them.
             while try socket.receiveMultipart(dontWait: true) != nil {}
             if state == .closedAndEmpty || (closing && DispatchTime.now() >= deadline) { break }
+            if handled > 0 && handled < 1024 && !closing { BurstPause.afterPartialBurst() }
         }
         // Give queued frames to the transport until the drain deadline (matters for ipc/tcp).
         let end = queue.deadline.uptimeNanoseconds, now = DispatchTime.now().uptimeNanoseconds

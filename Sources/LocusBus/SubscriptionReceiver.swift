@@ -77,10 +77,11 @@ final class SubscriptionReceiver: @unchecked Sendable {
                 if drainStart != nil { return }
                 continue
             }
-            guard try receiveBurst(socket, &topic, &body) else {
+            guard let received = try receiveBurst(socket, &topic, &body) else {
                 logger.debug("subscription stopping: nobody reads its messages any more", metadata: ["endpoint": "\(endpoint)"])
                 return
             }
+            if received < Self.burst { BurstPause.afterPartialBurst() }
             if let start = drainStart, DispatchTime.now().uptimeNanoseconds - start > Self.maxDrainNanoseconds {
                 logger.warning("subscription stopped while messages were still arriving", metadata: ["endpoint": "\(endpoint)"])
                 return
@@ -93,14 +94,19 @@ final class SubscriptionReceiver: @unchecked Sendable {
     /// Pushed as soon as this many are decoded, so the consumer can start on a long burst.
     static let pushEvery = 256
 
-    /// Receives what is queued (up to 1024 messages) and hands it to the queue in batches.
-    /// False once the queue's consumer is gone.
-    private func receiveBurst(_ socket: ZMQSocket, _ topic: inout ZMQMessage, _ body: inout ZMQMessage) throws -> Bool {
+    /// Messages received at most before the thread looks at its stop request again.
+    static let burst = 1024
+
+    /// Receives what is queued (up to `burst` messages) and hands it to the queue in batches.
+    /// Returns how many messages it received; nil once the queue's consumer is gone.
+    private func receiveBurst(_ socket: ZMQSocket, _ topic: inout ZMQMessage, _ body: inout ZMQMessage) throws -> Int? {
         // Counted at once, not with the burst: a consumer that has received the message after
         // a bad one must see the bad one counted (they are rare, so the lock costs nothing).
         func undecodable() { counters.add(delivered: 0, undecodable: 1, dropped: 0) }
-        for _ in 0..<1024 {
+        var received = 0
+        while received < Self.burst {
             guard try topic.receive(from: socket, dontWait: true) else { break }
+            received += 1
             guard topic.hasMore else { undecodable(); continue }
             while !(try body.receive(from: socket, dontWait: false)) {}
             if body.hasMore {
@@ -122,9 +128,9 @@ final class SubscriptionReceiver: @unchecked Sendable {
                 continue
             }
             pending.append(BusMessage(topic: name, envelope: envelope, body: bytes))
-            if pending.count >= Self.pushEvery, !pushPending() { return false }
+            if pending.count >= Self.pushEvery, !pushPending() { return nil }
         }
-        return pushPending()
+        return pushPending() ? received : nil
     }
 
     /// Hands `pending` to the queue and counts what it took and refused. False once the

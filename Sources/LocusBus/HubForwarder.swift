@@ -7,6 +7,8 @@ import Logging
 /// closed there (ZeroMQ sockets must not change threads).
 final class HubForwarder {
     private let configuration: HubConfiguration
+    /// Some endpoint speaks CURVE, so an outside message may come with a key name (`via`).
+    private let hasCurve: Bool
     private let ingest: ZMQSocket
     private let publish: ZMQSocket
     private let validator: MessageValidator
@@ -41,6 +43,7 @@ final class HubForwarder {
          counters: HubCounters, tokens: SyncTokenBook, stop: StopFlag, journal: (any MessageJournal)? = nil) throws {
         self.journal = journal
         self.configuration = configuration
+        hasCurve = !configuration.curve.isEmpty
         self.logger = logger
         self.counters = counters
         self.tokens = tokens
@@ -173,6 +176,7 @@ final class HubForwarder {
                 batch.discard(k)
             } else {
                 valid |= 1 << UInt64(k)
+                if hasCurve { stampVia(batch, k) }
             }
         }
         if let journal, valid != 0 { record(batch, valid, in: journal) }
@@ -202,6 +206,14 @@ final class HubForwarder {
         if let last = lastJournalWarning, now - last < .seconds(60) { return }
         lastJournalWarning = now
         logger.error("could not write to the journal; messages are forwarded but not journaled (counted as journal.not_written)")
+    }
+
+    /// Adds `via` (the CURVE key name) to message `k`'s envelope if it came over CURVE
+    /// (docs/protocol.md 4.1). The policy has refused outside messages that carry one already.
+    private func stampVia(_ batch: MessageBatch, _ k: Int) {
+        guard batch.sourceFD(k) >= 0, let user = batch.userID(k),
+              let stamped = batch.withMessage(k, { _, body in EnvelopeVia.adding(user, to: body) }) else { return }
+        batch.replaceBody(k, with: stamped)
     }
 
     /// For a message from an ipc or tcp connection, the refusal if it uses a topic or producer

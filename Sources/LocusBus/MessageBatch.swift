@@ -117,6 +117,14 @@ final class MessageBatch {
         }
     }
 
+    /// Replaces message `k`'s body with `bytes` (copied).
+    func replaceBody(_ k: Int, with bytes: [UInt8]) {
+        let body = frames + 2 * k + 1
+        zmq_msg_close(body)
+        zmq_msg_init_size(body, bytes.count)
+        if !bytes.isEmpty { bytes.withUnsafeBytes { _ = memcpy(zmq_msg_data(body), $0.baseAddress!, bytes.count) } }
+    }
+
     /// Frees message `k`'s buffers now (a refused message could be large), leaving it empty.
     func discard(_ k: Int) {
         release(frames + 2 * k)

@@ -37,6 +37,9 @@ public struct OutsidePublisherPolicy: Sendable, Equatable {
         guard let origin = EnvelopeOrigin.read(body) else {
             return MessageRejection(reason: .notJSON, detail: "an outside publisher's envelope whose producer and seq Locus cannot read (a number out of range?)")
         }
+        if EnvelopeVia.isPresent(in: body) {
+            return MessageRejection(reason: .reserved, detail: "an outside publisher's envelope carries 'via', which only the hub sets (from the CURVE key the message came with)")
+        }
         if reservedProducers.contains(origin.producer) {
             return MessageRejection(reason: .reserved, detail: "producer '\(origin.producer)' is one of Locus's own; outside publishers use names of their own")
         }

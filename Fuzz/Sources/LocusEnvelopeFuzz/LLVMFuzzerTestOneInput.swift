@@ -8,7 +8,8 @@ import LocusCore
 /// `EnvelopeCodec.decode` reads (or neither reads the body); and,
 /// reduced (a restricted endpoint only ever gets what the hub accepted; anything else must just
 /// not crash it), it is JSON whose payload holds no removed key, a position on the grid and an
-/// accuracy no finer than the grid.
+/// accuracy no finer than the grid; and what the hub adds for a CURVE client (`via`) keeps it
+/// valid (`checkVia`).
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     guard let data, size <= 1 << 20 else { return 0 }
@@ -27,6 +28,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
         if let envelope = decoded {
             precondition(envelope.producer == origin.producer && envelope.seq == origin.seq,
                          "invariant broken: EnvelopeOrigin and EnvelopeCodec disagree on producer or seq")
+            checkVia(body, envelope)
         }
     }
     guard let reduced = reduction.reduce(envelope: Array(body)), accepted else { return 0 }
@@ -46,7 +48,27 @@ public func fuzz(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     return 0
 }
 
+/// What the hub does with a message from a CURVE client (docs/protocol.md 4.1): where it finds
+/// no `via`, the decoder finds none either, and the body with `via` added is still accepted and
+/// decodes to the same envelope with that `via`.
+private func checkVia(_ body: UnsafeRawBufferPointer, _ envelope: Envelope) {
+    guard !EnvelopeVia.isPresent(in: body) else { return }
+    precondition(envelope.via == nil, "invariant broken: the decoder reads a via the hub does not see")
+    let name = "key \"é\\"
+    guard let stamped = EnvelopeVia.adding(name, to: body) else {
+        preconditionFailure("invariant broken: an accepted envelope cannot take a via")
+    }
+    let topic = Array("obs.fix.gps0".utf8)
+    precondition(topic.withUnsafeBytes { t in stamped.withUnsafeBytes { stampedValidator.check(topic: t, body: $0) } } == nil,
+                 "invariant broken: the hub would refuse what it stamped")
+    let again = try? EnvelopeCodec.decode(stamped, registry: .core)
+    precondition(again?.via == name && again?.producer == envelope.producer && again?.seq == envelope.seq,
+                 "invariant broken: a stamped envelope does not decode to the same one with its via")
+}
+
 private let validator = MessageValidator(registry: .core, maxMessageBytes: 1 << 20, decodePayloads: true)
+/// The same with room for the added member.
+private let stampedValidator = MessageValidator(registry: .core, maxMessageBytes: 1 << 21, decodePayloads: true)
 /// Envelope and JSON checks only: a reduced payload is a different (smaller) object.
 private let lenient = MessageValidator(registry: .core, maxMessageBytes: 1 << 21, decodePayloads: false)
 

@@ -14,14 +14,20 @@ public struct Envelope: Sendable {
     /// Event time: when the observed thing happened (not when it was sent).
     public var time: EventTime
     public var payload: DecodedPayload
+    /// The CURVE key name of the outside publisher that sent the message, added by the hub
+    /// (docs/protocol.md 4.1); nil for in-process plugins and plaintext connections. Locus's
+    /// encoders never write it: only the hub sets it, and it refuses outside messages that do.
+    public var via: String?
 
-    public init(type: String, version: Int, producer: String, seq: UInt64, time: EventTime, payload: DecodedPayload) {
+    public init(type: String, version: Int, producer: String, seq: UInt64, time: EventTime, payload: DecodedPayload,
+                via: String? = nil) {
         self.type = type
         self.version = version
         self.producer = producer
         self.seq = seq
         self.time = time
         self.payload = payload
+        self.via = via
     }
 
     public init<P: Payload>(producer: String, seq: UInt64, time: EventTime, payload: P) {
@@ -104,6 +110,7 @@ public enum EnvelopeCodec {
         var time: EventTime?
         var payload: DecodedPayload?
         var payloadRange: UnsafeBufferPointer<UInt8>?
+        var via: String?
         if let bad = UTF8Check.firstInvalid(buf) {
             throw EnvelopeError(problem: .notJSON, detail: "invalid JSON at byte \(bad): not UTF-8")
         }
@@ -117,7 +124,7 @@ public enum EnvelopeCodec {
                     // As the hub: a header field given twice is refused (readers would disagree on it).
                     if (key == "type" && type != nil) || (key == "version" && version != nil) || (key == "producer" && producer != nil)
                         || (key == "seq" && seq != nil) || (key == "time" && time != nil)
-                        || (key == "payload" && (payload != nil || payloadRange != nil)) {
+                        || (key == "payload" && (payload != nil || payloadRange != nil)) || (key == "via" && via != nil) {
                         throw EnvelopeError(problem: .notJSON, detail: "a header field appears twice")
                     }
                     if key == "type" {
@@ -152,6 +159,9 @@ public enum EnvelopeCodec {
                         } else {
                             payloadRange = try reader.readRawValue()
                         }
+                    } else if key == "via" {
+                        guard try reader.nextKind() == .string else { throw EnvelopeError(problem: .wrongFieldType, detail: "via must be a string") }
+                        via = try reader.readString()
                     } else {
                         try reader.skipValue()
                     }
@@ -182,6 +192,6 @@ public enum EnvelopeCodec {
                 payload = .raw(RawPayload(eventType: type, schemaVersion: version, json: Array(range)))
             }
         }
-        return Envelope(type: type, version: version, producer: producer, seq: seq, time: time, payload: payload!)
+        return Envelope(type: type, version: version, producer: producer, seq: seq, time: time, payload: payload!, via: via)
     }
 }

@@ -151,6 +151,8 @@ class Envelope:
     seq: int
     time: str
     payload: dict
+    #: The CURVE key name of the outside publisher, set by the hub (4.1); None otherwise.
+    via: str = None
 
     @property
     def datetime(self):
@@ -170,4 +172,6 @@ def parse_envelope(body):
         value = obj.get(key)
         if not isinstance(value, kind) or isinstance(value, bool):
             raise EnvelopeError(f"envelope field {key!r} missing or not a {kind.__name__}")
-    return Envelope(obj["type"], obj["version"], obj["producer"], obj["seq"], obj["time"], obj["payload"])
+    via = obj.get("via")
+    return Envelope(obj["type"], obj["version"], obj["producer"], obj["seq"], obj["time"], obj["payload"],
+                    via if isinstance(via, str) else None)

@@ -14,7 +14,7 @@ from .gaps import Gap, GapTracker
 @dataclass(frozen=True)
 class Message:
     """One message from the bus: its topic, its envelope's fields (`type`, `version`,
-    `producer`, `seq`, `time`, `payload`), the body exactly as it was on the wire (`body`, a
+    `producer`, `seq`, `time`, `payload`, `via`), the body exactly as it was on the wire (`body`, a
     str: what a recording line carries), and `gap`: the break in this producer's sequence just
     before this message, or None (see GapTracker)."""
     topic: str
@@ -34,6 +34,8 @@ class Message:
     def time(self): return self.envelope.time
     @property
     def payload(self): return self.envelope.payload
+    @property
+    def via(self): return self.envelope.via
 
 
 class Subscriber:

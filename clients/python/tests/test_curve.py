@@ -224,6 +224,8 @@ class CurveDaemon(unittest.TestCase):
         got = [sub.receive(timeout=5) for _ in sent]
         self.assertNotIn(None, got)
         self.assertEqual([(m.producer, m.seq) for m in got], [("alice", seq) for seq in sent])
+        # The hub vouches for the sender: the name of the key it connected with (protocol 4.1).
+        self.assertEqual({m.via for m in got}, {"alice"})
         with self.assertRaisesRegex(PublisherError, "authorized_keys"):
             Publisher("eve", endpoint=self.tcp["ingest"], server_key=self.server_key, key=self.eve, timeout=1.5)
 

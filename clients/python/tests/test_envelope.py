@@ -78,6 +78,10 @@ class EnvelopeTests(unittest.TestCase):
                            b'"payload":{},"extra":1}')
         self.assertEqual((e.type, e.producer, e.seq), ("clock.tick", "clock", 3))
         self.assertEqual(e.datetime.isoformat(), "2024-05-17T08:00:00+00:00")
+        self.assertIsNone(e.via)
+        v = parse_envelope(b'{"type":"clock.tick","version":1,"producer":"clock","seq":3,"time":"2024-05-17T08:00:00.000Z",'
+                           b'"payload":{},"via":"van-12"}')
+        self.assertEqual(v.via, "van-12")
         for bad in (b"[]", b"{", b'{"type":"x"}', b'{"type":"x","version":1,"producer":"p","seq":"1","time":"t","payload":{}}'):
             with self.assertRaises(EnvelopeError):
                 parse_envelope(bad)

@@ -102,41 +102,28 @@ public final class FeedQueue: @unchecked Sendable {
 
     /// Makes the consumer's pending or next `take` return (with an empty array if nothing
     /// came), so it can look at something else (a control command). Any thread.
-    public func wake() {
-        lock.lock()
-        woken = true
-        let w = waiter
-        waiter = nil
-        lock.unlock()
-        w?.resume()
-    }
+    public func wake() { changeAndResume { woken = true } }
 
     /// No more messages will come: the consumer takes what is left, then gets nil.
-    public func finish() {
-        lock.lock()
-        finished = true
-        let w = waiter
-        waiter = nil
-        lock.unlock()
-        w?.resume()
-    }
+    public func finish() { changeAndResume { finished = true } }
 
     /// The consumer is gone: drops what waits and refuses every later push.
     public func terminate() {
-        lock.lock()
-        terminated = true
-        items = []
-        let w = waiter
-        waiter = nil
-        lock.unlock()
-        w?.resume()
+        changeAndResume {
+            terminated = true
+            items = []
+        }
     }
 
-    private func resumeWaiter() {
-        lock.lock()
-        let w = waiter
-        waiter = nil
-        lock.unlock()
+    private func resumeWaiter() { changeAndResume {} }
+
+    /// Applies `change` under the lock, then resumes the waiting consumer, if any.
+    private func changeAndResume(_ change: () -> Void) {
+        let w: CheckedContinuation<Void, Never>? = lock.withLock {
+            change()
+            defer { waiter = nil }
+            return waiter
+        }
         w?.resume()
     }
 

@@ -21,9 +21,10 @@ public struct ServiceCommandError: Error, Sendable, CustomStringConvertible, Equ
 /// `CLMonitor.add(_:identifier:)` changes what a monitor watches while it runs.
 ///
 /// The runtime delivers commands on the service's own task, between two bus messages, so a
-/// command never races `receive(_:output:)`: messages and commands are merged into one stream
-/// in arrival order, commands keep the order they were sent in, and events emitted while
-/// handling a command are published right after the events of the messages received before it.
+/// command never races `receive(_:output:)`: a command waits only for the message being
+/// handled (it runs ahead of messages still queued in the service's feed), commands keep the
+/// order they were sent in, and events emitted while handling a command are published right
+/// after the events of the messages received before it.
 /// Events are stamped with whatever event time the service chooses (normally the time of the
 /// last message it received; a service must not read the wall clock here either).
 ///

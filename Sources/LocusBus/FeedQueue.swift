@@ -129,9 +129,14 @@ public final class FeedQueue: @unchecked Sendable {
 
     /// The queue's messages one at a time, for consumers that want a stream (sinks). Iterate
     /// it once; cancelling the iterating task ends the queue, as it ends an `AsyncStream`.
-    public func stream() -> AsyncStream<BusMessage> {
+    /// `done`, if given, gets each message once the consumer asks for the next one (a consumer
+    /// handling one message at a time is then done with it).
+    public func stream(done: (@Sendable (BusMessage) -> Void)? = nil) -> AsyncStream<BusMessage> {
         let cursor = FeedCursor(self)
-        return AsyncStream(unfolding: { await cursor.next() }, onCancel: { [weak self] in self?.terminate() })
+        return AsyncStream(unfolding: {
+            if let done, let previous = cursor.previous { done(previous) }
+            return await cursor.next()
+        }, onCancel: { [weak self] in self?.terminate() })
     }
 }
 
@@ -143,10 +148,17 @@ public final class FeedCursor: @unchecked Sendable {
 
     public init(_ queue: FeedQueue) { self.queue = queue }
 
+    /// The message `next` returned last (nil before the first and after the end).
+    public var previous: BusMessage? { index > 0 && index <= batch.count ? batch[index - 1] : nil }
+
     /// The next message, or nil once the queue has ended. One task at a time.
     public func next() async -> BusMessage? {
         while index == batch.count {
-            guard let taken = await queue.take() else { return nil }
+            guard let taken = await queue.take() else {
+                batch = []
+                index = 0
+                return nil
+            }
             batch = taken
             index = 0
         }

@@ -98,13 +98,7 @@ public final class PluginRunner: Service, @unchecked Sendable {
     /// next one (a sink handles one message at a time, so it is done with the previous one).
     func consumedReporting(_ feed: any BusFeed) -> AsyncStream<BusMessage> {
         guard gate != nil, gated != nil else { return feed.queue.stream() }
-        let cursor = FeedCursor(feed.queue)
-        let previous = PreviousMessage()
-        return AsyncStream(unfolding: { [self] in
-            if let done = previous.message { noteConsumed(done) }
-            previous.message = await cursor.next()
-            return previous.message
-        }, onCancel: { [queue = feed.queue] in queue.terminate() })
+        return feed.queue.stream { [self] in noteConsumed($0) }
     }
 
     var kindName: String { plugin.kind.rawValue }
@@ -303,9 +297,4 @@ public final class PluginRunner: Service, @unchecked Sendable {
             self?.report(state, reason: reason)
         }
     }
-}
-
-/// The message a sink was handed last (one task iterates the sink's stream).
-final class PreviousMessage: @unchecked Sendable {
-    var message: BusMessage?
 }

@@ -15,6 +15,8 @@ public func fuzz(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     guard let data, size <= 1 << 20 else { return 0 }
     let body = UnsafeRawBufferPointer(start: data, count: size)
     let topic = Array("obs.fix.gps0".utf8)
+    // The hub's walk for a forged `via` only sees accepted bodies; any other must not crash it.
+    _ = EnvelopeVia.isPresent(in: body)
     let accepted = topic.withUnsafeBytes { validator.check(topic: $0, body: body) } == nil
     if accepted {
         // The hub's reserved-producer check and the catch-up scan read producers this way.

@@ -62,10 +62,9 @@ let package = Package(
             name: "CZeroMQ",
             providers: [.apt(["libzmq3-dev"])]
         ),
-        .systemLibrary(
-            name: "CMosquitto",
-            providers: [.apt(["libmosquitto-dev"])]
-        ),
+        // libmosquitto's API (headers from Debian's libmosquitto-dev), opened with dlopen on first
+        // use: a daemon without an `mqtt` entry never loads it or the TLS libraries it brings.
+        .target(name: "CMosquitto"),
         // Header-only: prctl and pipe2 for the exec plugin's process groups.
         .systemLibrary(name: "CProcessControl"),
         .systemLibrary(

@@ -62,6 +62,32 @@ import Testing
         return (events, duplicates)
     }
 
+    /// libmosquitto (and the TLS libraries it brings) is opened when an `mqtt` entry starts, not
+    /// at program start: a daemon without one never maps it (issue 14's resident memory).
+    @Test func libmosquittoIsLoadedOnlyByAnMQTTEntry() async throws {
+        let dir = E2E.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        func mapsLibmosquitto(_ p: ChildProcess) -> Bool {
+            // /proc files report size 0, so read to the end rather than by size.
+            let maps = (try? FileHandle(forReadingFrom: URL(fileURLWithPath: "/proc/\(p.process.processIdentifier)/maps")).readToEnd()) ?? nil
+            return String(decoding: maps ?? Data(), as: UTF8.self).contains("libmosquitto")
+        }
+        // No broker listens on port 1: the sink keeps retrying, which is enough here.
+        let withMQTT = Self.config(dir: dir + "/a", port: 1, speed: 1)
+        let without = withMQTT.components(separatedBy: "sinks:")[0] + "sinks:\n  - {type: console, id: c, topics: [\"status.\"]}\n"
+        for (name, config, expected) in [("with", withMQTT, true), ("without", without, false)] {
+            let path = dir + "/\(name).yaml"
+            try config.write(toFile: path, atomically: true, encoding: .utf8)
+            let daemon = try ChildProcess(E2E.binary, ["run", path], directory: dir, environment: ["LOCUS_RUNTIME_DIR": dir + "/" + name])
+            defer { daemon.kill9() }
+            let started = await waitUntil(timeout: 20) { daemon.stderr.contains("plugin=fences state=running") }
+            #expect(started, "\(name): \(daemon.stderr) \(daemon.stdout)")
+            if expected { _ = await waitUntil(timeout: 10) { mapsLibmosquitto(daemon) } }
+            #expect(mapsLibmosquitto(daemon) == expected, "\(name) an mqtt entry")
+            _ = await daemon.terminate()
+        }
+    }
+
     @Test func everyEventArrivesOnceInOrderAcrossABrokerOutageAndALocusRestart() async throws {
         let dir = E2E.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }

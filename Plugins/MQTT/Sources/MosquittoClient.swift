@@ -22,15 +22,25 @@ final class MosquittoClient {
         var events: [Event] = []
     }
 
-    private static let libraryReady: Bool = { mosquitto_lib_init() == MOSQ_ERR_SUCCESS.rawValue }()
+    /// nil once libmosquitto is loaded (on first use, see CMosquitto) and initialised; otherwise
+    /// why not, for the plugin's failure.
+    private static let libraryFailure: String? = {
+        var error = [CChar](repeating: 0, count: 256)
+        guard locus_mosquitto_load(&error, error.count) == 0 else {
+            let reason = String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            return "cannot load libmosquitto (\(reason)); install it (Debian: libmosquitto1)"
+        }
+        return mosquitto_lib_init() == MOSQ_ERR_SUCCESS.rawValue ? nil : "libmosquitto failed to initialise"
+    }()
 
     private let handle: OpaquePointer
     private let inbox = Inbox()
     let protocolVersion: Int32
 
-    /// - Throws: `MQTTError` if libmosquitto cannot make a client (out of memory, a bad client id).
+    /// - Throws: `MQTTError` if libmosquitto cannot be loaded or cannot make a client (out of
+    ///   memory, a bad client id).
     init(clientId: String, cleanSession: Bool, protocolVersion: Int32) throws {
-        guard Self.libraryReady else { throw MQTTError("libmosquitto failed to initialise") }
+        if let failure = Self.libraryFailure { throw MQTTError(failure) }
         let box = Unmanaged.passUnretained(inbox).toOpaque()
         guard let h = mosquitto_new(clientId, cleanSession, box) else {
             throw MQTTError("cannot create an MQTT client (client id '\(clientId)'): \(String(cString: strerror(errno)))")

@@ -195,6 +195,28 @@ struct ConfigPositionTests {
         #expect(e.message.contains("at line 1, column 4"))
     }
 
+    /// The config is read by text, so the parser resolves no tags (no regular expression runs):
+    /// the keys `1`, `yes` and `~` are found and stay strings to Yams, and values still read as
+    /// numbers, booleans and null. Values are read before anything resolves their tags, as in the
+    /// loader: `Bool.construct` refuses a scalar once it is resolved as a string.
+    @Test func scalarsAreReadByTextWithoutTagResolution() throws {
+        let root = try #require(try ConfigYAML.parse("1: 1\nyes: yes\n~: ~\n2.5: 2.5\n").get())
+        guard case .scalar(let one)? = root["1"], case .scalar(let yes)? = root["yes"],
+              case .scalar(let real)? = root["2.5"], let null = root["~"] else {
+            Issue.record("a key was not found")
+            return
+        }
+        #expect(Int.construct(from: one) == 1)
+        #expect(Bool.construct(from: yes) == true)
+        #expect(Double.construct(from: real) == 2.5)
+        #expect(null.isNull)
+        let keys: [Node] = root.mapping.map { Array($0.keys) } ?? []
+        #expect(keys.count == 4)
+        for key in keys {
+            #expect(key.tag.rawValue == Tag.Name.str.rawValue, "key \(key.string ?? "") resolved to \(key.tag.rawValue)")
+        }
+    }
+
     @Test func emptyDocumentsParseToNothing() throws {
         #expect(try ConfigYAML.parse("").get() == nil)
         #expect(try ConfigYAML.parse("# only a comment\n").get() == nil)

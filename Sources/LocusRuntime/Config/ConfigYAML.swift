@@ -66,7 +66,12 @@ enum ConfigYAML {
     /// document that passes `limits` once its aliases are expanded is an error too.
     static func parse(_ text: String, limits: ConfigExpansionLimits = .standard) -> Result<Node?, SyntaxError> {
         do {
-            let parser = try Parser(yaml: text)
+            // `.basic`: no tag-resolution rules. Every reader here interprets a scalar by its
+            // text (`Int.construct`, `isNull`, …), never by its resolved tag, while Yams' default
+            // resolver runs up to seven NSRegularExpressions (ICU) on a key each time a mapping is
+            // searched for it: most of the time spent loading 10,000 fences, and ICU's code and
+            // tables in the daemon's resident memory (issue 14).
+            let parser = try Parser(yaml: text, resolver: .basic)
             let root = try parser.singleRoot()
             if let root, let failure = limits.check(root) { return .failure(failure) }
             return .success(root)

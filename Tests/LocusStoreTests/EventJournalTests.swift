@@ -56,6 +56,43 @@ import Testing
         #expect(Self.readAll(dir, from: JournalPosition(index: 2500)).entries.map(\.0) == Array(2500...3001))
     }
 
+    /// A reader that follows the journal's end keeps a small buffer (they live as long as the
+    /// daemon); one that reads a long backlog grows it to read large pieces; a record larger than
+    /// the buffer is still read whole.
+    @Test func theReadBufferGrowsOnlyForBacklogsAndLargeRecords() throws {
+        let tmp = TemporaryDirectory()
+        let dir = tmp.file("journal")
+        let j = try EventJournal(directory: dir, settings: JournalSettings(segmentBytes: 64 << 20))
+        for k in 1...20 { Self.append(j, "region.enter.f.a", Self.body("f", UInt64(k))) }
+        #expect(j.commit())
+        let follower = JournalReader(directory: dir)
+        var next = follower.read(from: .oldest) { _ in true }.next
+        #expect(next.index == 21)
+        for round in 0..<50 {
+            Self.append(j, "region.enter.f.a", Self.body("f", UInt64(21 + round)))
+            #expect(j.commit())
+            next = follower.read(from: next) { _ in true }.next
+        }
+        #expect(next.index == 71)
+        #expect(follower.bufferSize <= 64 << 10)
+
+        for k in 71...30_000 { Self.append(j, "region.enter.f.a", Self.body("f", UInt64(k))) }
+        #expect(j.commit())
+        let bulk = JournalReader(directory: dir)
+        var count = 0
+        _ = bulk.read(from: .oldest) { _ in count += 1; return true }
+        #expect(count == 30_000)
+        #expect(bulk.bufferSize == JournalReader.bulkChunk)
+
+        let large = [UInt8](repeating: UInt8(ascii: "x"), count: 3 << 20)
+        Self.append(j, "region.enter.f.big", large)
+        #expect(j.commit())
+        var bodies: [Int] = []
+        _ = follower.read(from: next) { e in bodies.append(e.body.count); return true }
+        #expect(bodies.last == large.count && bodies.count == 30_000 - 71 + 1 + 1)
+        j.close()
+    }
+
     @Test func aHalfWrittenRecordIsCutOffAtOpenAndNeverServed() throws {
         let tmp = TemporaryDirectory()
         let dir = tmp.file("journal")

@@ -38,7 +38,16 @@ public struct JournalReadOutcome: Sendable, Equatable {
 /// skipped. One reader per thread.
 public final class JournalReader {
     public let directory: String
+    /// The read buffer. It starts small, because most readers follow the journal's end (the
+    /// catch-up server's snapshot, the web sink) and live for the daemon's life, and doubles up to
+    /// `bulkChunk` while reads keep filling it (a catch-up through a long backlog), or beyond while a
+    /// single record does not fit.
     private var chunk: [UInt8] = []
+    static let firstChunk = 64 << 10
+    static let bulkChunk = 1 << 20
+
+    /// The read buffer's size now (tests).
+    var bufferSize: Int { chunk.count }
 
     public init(directory: String) { self.directory = directory }
 
@@ -119,7 +128,7 @@ public final class JournalReader {
         var used = 0                   // bytes of chunk holding file data
         var consumed = 0               // bytes of chunk already parsed
         var nextIndex = wanted
-        if chunk.count < 1 << 20 { chunk = [UInt8](repeating: 0, count: 1 << 20) }
+        if chunk.count < Self.firstChunk { chunk = [UInt8](repeating: 0, count: Self.firstChunk) }
         while true {
             // Parse what is buffered.
             var needMore = false
@@ -162,9 +171,14 @@ public final class JournalReader {
                 consumed = 0
             }
             if used == chunk.count { chunk.append(contentsOf: [UInt8](repeating: 0, count: chunk.count)) }
-            let n = chunk.withUnsafeMutableBytes { pread(fd, $0.baseAddress! + used, $0.count - used, off_t(fileOffset + used)) }
+            let free = chunk.count - used
+            let n = chunk.withUnsafeMutableBytes { pread(fd, $0.baseAddress! + used, free, off_t(fileOffset + used)) }
             if n <= 0 { return (.endOfSegment(nextIndex: nextIndex, offset: fileOffset), 0) }
             used += n
+            // A full read: more is waiting, so read larger pieces.
+            if n == free, chunk.count < Self.bulkChunk {
+                chunk.append(contentsOf: [UInt8](repeating: 0, count: chunk.count))
+            }
         }
     }
 }

@@ -55,11 +55,12 @@ build:
 ## then runs in ~28 MB resident (issue 14's note has the figures). A scratch directory of its
 ## own: SwiftPM does not recompile what it built before with other compiler flags.
 ## The binary: .build-release/release/locus.
+## tools/release-order.sh builds with RELEASE_ORDER= (the same objects, linked without the order).
+RELEASE_ORDER := -Xlinker --symbol-ordering-file=$(CURDIR)/tools/release.order -Xlinker --no-warn-symbol-ordering
 release:
 	$(SWIFT) build --scratch-path .build-release -c release --static-swift-stdlib --product locus -Xswiftc -use-ld=lld \
 		-Xswiftc -Xfrontend -Xswiftc -function-sections \
-		-Xlinker -z -Xlinker pack-relative-relocs -Xlinker --no-export-dynamic \
-		-Xlinker --symbol-ordering-file=$(CURDIR)/tools/release.order -Xlinker --no-warn-symbol-ordering
+		-Xlinker -z -Xlinker pack-relative-relocs -Xlinker --no-export-dynamic $(RELEASE_ORDER)
 
 check: build
 	$(SWIFT) run locus check config.yaml

@@ -15,22 +15,18 @@
 # misses are linked after the listed ones, as before. Regenerate after larger changes.
 #
 # usage: tools/release-order.sh [DURATION]     (default 150; needs valgrind)
-# env:   SCRATCH=.build-release (make release's)
 set -euo pipefail
 export LC_ALL=C
 DURATION=${1:-150}
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-SCRATCH=${SCRATCH:-.build-release}
 cd "$ROOT"
 command -v valgrind >/dev/null || { echo "needs valgrind (Debian: valgrind)" >&2; exit 1; }
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
-echo "== building the release binary without an order file (scratch $SCRATCH)"
-# The same compiler flags as `make release` (so only the link differs), without the order file.
-swift build --scratch-path "$SCRATCH" -c release --static-swift-stdlib --product locus -Xswiftc -use-ld=lld \
-    -Xswiftc -Xfrontend -Xswiftc -function-sections \
-    -Xlinker -z -Xlinker pack-relative-relocs -Xlinker --no-export-dynamic 2>&1 | tail -1
-BIN="$(swift build --scratch-path "$SCRATCH" -c release --static-swift-stdlib --show-bin-path)/locus"
+echo "== building the release binary without an order file"
+# `make release` itself, so the objects are the same and only the link differs.
+make -s release RELEASE_ORDER= 2>&1 | tail -1
+BIN="$(swift build --scratch-path .build-release -c release --static-swift-stdlib --show-bin-path)/locus"
 # valgrind cannot read the DWARF of a binary this size; the symbol table is enough.
 objcopy --strip-debug "$BIN" "$WORK/locus"
 mkdir -m 700 "$WORK/run" "$WORK/state"

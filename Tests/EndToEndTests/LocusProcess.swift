@@ -113,6 +113,20 @@ func waitUntil(timeout: Double, _ condition: () -> Bool) async -> Bool {
     return condition()
 }
 
+/// Reads `read()` until it returns the same value for `quiet` seconds (or `timeout` passes) and
+/// returns that value. A source's "finished" log comes before the services have handled its last
+/// observations, so what the daemon journals must settle before a test counts it.
+func settled<T: Equatable>(timeout: Double = 15, quiet: Double = 1, _ read: () -> T) async -> T {
+    let deadline = Date().addingTimeInterval(timeout)
+    var last = read(), since = Date()
+    while Date() < deadline {
+        try? await Task.sleep(nanoseconds: 100_000_000)
+        let now = read()
+        if now != last { last = now; since = Date() } else if Date().timeIntervalSince(since) >= quiet { break }
+    }
+    return last
+}
+
 /// Recording-format lines of a file, decoded just enough for assertions (Foundation; not the code under test).
 struct RecordedMessage {
     var topic: String

@@ -36,14 +36,19 @@ import Testing
         let locus = try ChildProcess(E2E.binary, ["run", dir + "/config.yaml"], directory: dir, environment: ["LOCUS_RUNTIME_DIR": dir])
         defer { locus.kill9() }
         #expect(await waitUntil(timeout: 30) { locus.stderr.contains("plugin=walk reason=finished") }, "\(locus.stderr)")
-        var updates = 0, transitions = 0, definitions = 0
-        _ = JournalReader(directory: dir + "/state/journal").read(from: .oldest) { e in
-            let topic = String(decoding: e.topic, as: UTF8.self)
-            if topic.hasPrefix("location.update.") { updates += 1 }
-            if topic.hasPrefix("region.enter.") || topic.hasPrefix("region.exit.") { transitions += 1 }
-            if topic.hasPrefix("region.condition.") { definitions += 1 }
-            return true
+        // Counted once the journal has settled: the last fixes are still in the services when the source finishes.
+        let counts = await settled { () -> [Int] in
+            var updates = 0, transitions = 0, definitions = 0
+            _ = JournalReader(directory: dir + "/state/journal").read(from: .oldest) { e in
+                let topic = String(decoding: e.topic, as: UTF8.self)
+                if topic.hasPrefix("location.update.") { updates += 1 }
+                if topic.hasPrefix("region.enter.") || topic.hasPrefix("region.exit.") { transitions += 1 }
+                if topic.hasPrefix("region.condition.") { definitions += 1 }
+                return true
+            }
+            return [updates, transitions, definitions]
         }
+        let (updates, transitions, definitions) = (counts[0], counts[1], counts[2])
         // The polygon has no OwnTracks form: two of the three definitions become waypoints.
         #expect(definitions == 3)
         #expect(await waitUntil(timeout: 15) { CollectedMQTTMessage.read(dir + "/got.jsonl").count >= updates + transitions + 2 })

@@ -92,6 +92,8 @@ import Testing
             FileManager.default.fileExists(atPath: dir + "/sse.ready") && FileManager.default.fileExists(atPath: dir + "/ws.ready")
         }, "\(sse.stderr) \(ws.stderr)")
         #expect(await waitUntil(timeout: 60) { locus.stderr.contains("plugin=walk reason=finished") }, "\(locus.stderr)")
+        // Read once the journal has settled: the last fixes are still in the services when the source finishes.
+        _ = await settled { Self.journaled(dir).map(\.index) }
         let expected = Self.journaled(dir)
         #expect(expected.count > 150, "the walk gives \(expected.count) events")
         #expect(await waitUntil(timeout: 20) {

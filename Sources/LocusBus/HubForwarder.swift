@@ -171,12 +171,12 @@ final class HubForwarder {
         }
         var valid: UInt64 = 0 // bit k: message k may be forwarded
         for k in 0..<batch.count {
-            if let rejection = batch.withMessage(k, { validator.check(topic: $0, body: $1) }) ?? outsideRejection(batch, k) {
+            if let rejection = batch.withMessage(k, { validator.check(topic: $0, body: $1) }) ?? outsideRejection(batch, k)
+                ?? (hasCurve ? stampVia(batch, k) : nil) {
                 drop(rejection)
                 batch.discard(k)
             } else {
                 valid |= 1 << UInt64(k)
-                if hasCurve { stampVia(batch, k) }
             }
         }
         if let journal, valid != 0 { record(batch, valid, in: journal) }
@@ -210,10 +210,16 @@ final class HubForwarder {
 
     /// Adds `via` (the CURVE key name) to message `k`'s envelope if it came over CURVE
     /// (docs/protocol.md 4.1). The policy has refused outside messages that carry one already.
-    private func stampVia(_ batch: MessageBatch, _ k: Int) {
+    /// Returns the refusal if the stamp would take the body over `maxMessageBytes`: subscribers
+    /// may size their buffers (or ZMQ_MAXMSGSIZE) by the documented limit.
+    private func stampVia(_ batch: MessageBatch, _ k: Int) -> MessageRejection? {
         guard batch.sourceFD(k) >= 0, let user = batch.userID(k),
-              let stamped = batch.withMessage(k, { _, body in EnvelopeVia.adding(user, to: body) }) else { return }
+              let stamped = batch.withMessage(k, { _, body in EnvelopeVia.adding(user, to: body) }) else { return nil }
+        guard stamped.count <= configuration.maxMessageBytes else {
+            return MessageRejection(reason: .tooLarge, detail: "body of \(stamped.count) bytes with its via stamp exceeds the limit of \(configuration.maxMessageBytes)")
+        }
         batch.replaceBody(k, with: stamped)
+        return nil
     }
 
     /// For a message from an ipc or tcp connection, the refusal if it uses a topic or producer

@@ -98,4 +98,60 @@ import Testing
         #expect(via["alice-forged"] == nil && via["plain-forged"] == nil, "\(via)")
         #expect(hub.statistics.dropped(.reserved) >= 2)
     }
+
+    /// The hub's limit holds for what it sends: a CURVE message that fits only without its
+    /// `via` stamp is refused as `too_large`, the same body over plaintext passes untouched, and
+    /// a shorter one over CURVE passes stamped.
+    @Test func theViaStampNeverTakesABodyOverTheLimit() throws {
+        let dir = TempDirectory()
+        try FileManager.default.createDirectory(atPath: dir.path + "/clients", withIntermediateDirectories: true)
+        defer { dir.remove() }
+        let (serverPublic, serverSecret) = try CurveKey.keypair()
+        let (alicePublic, aliceSecret) = try CurveKey.keypair()
+        try CurveCertificate(publicKey: alicePublic).text(generated: "t").write(toFile: dir.path + "/clients/alice.key", atomically: true, encoding: .utf8)
+        let full = Samples.fixBody(1, producer: "full-xxxxxxxxxxxxxxxxxxxxxxxxx"), short = Samples.fixBody(1, producer: "short")
+        #expect(short.count + #","via":"alice""#.utf8.count < full.count)
+
+        let context = ZMQContext()
+        let zap = ZAPHandler(context: context, logger: quietLogger)
+        zap.authorize(domain: "ingest-tcp", keys: AuthorizedKeys(directory: dir.path + "/clients"))
+        try zap.start()
+        defer { zap.stop() }
+        var config = HubConfiguration(ingestEndpoints: ["tcp://127.0.0.1:*", dir.endpoint("in.sock")],
+                                      publishEndpoints: [dir.endpoint("pub.sock")], maxMessageBytes: full.count)
+        config.curve = ["tcp://127.0.0.1:*": CurveServer(secretKey: serverSecret, domain: "ingest-tcp")]
+        let hub = Hub(configuration: config, registry: .core, context: context, logger: quietLogger)
+        try hub.start()
+        defer { hub.stop() }
+        let tcp = try #require(hub.boundEndpoints.first { $0.hasPrefix("tcp://") })
+        let subscriber = try ZMQSocket(context: context, type: .sub)
+        try subscriber.setOption(.linger(milliseconds: 0))
+        try subscriber.subscribe("obs.")
+        try subscriber.connect(dir.endpoint("pub.sock"))
+        let alice = try ZMQSocket(context: context, type: .pub), plain = try ZMQSocket(context: context, type: .pub)
+        try alice.setCurveClient(CurveClient(serverKey: serverPublic, publicKey: alicePublic, secretKey: aliceSecret))
+        for s in [alice, plain] { try s.setOption(.linger(milliseconds: 0)) }
+        try alice.connect(tcp)
+        try plain.connect(dir.endpoint("in.sock"))
+        defer { [subscriber, alice, plain].forEach { $0.close() } }
+
+        var seen: [String: Set<String>] = [:]  // producer -> via values ("-" for none)
+        var largest = 0
+        let deadline = Date(timeIntervalSinceNow: 3)
+        while Date() < deadline && (seen["short"] == nil || seen["full-xxxxxxxxxxxxxxxxxxxxxxxxx"] == nil) {
+            _ = try alice.send(topic: "obs.fix.phone", body: full)
+            _ = try alice.send(topic: "obs.fix.phone", body: short)
+            _ = try plain.send(topic: "obs.fix.phone", body: full)
+            usleep(20_000)
+            while let frames = try subscriber.receiveMultipart(dontWait: true) {
+                largest = max(largest, frames[1].count)
+                let envelope = try EnvelopeCodec.decode(frames[1], registry: .core)
+                seen[envelope.producer, default: []].insert(envelope.via ?? "-")
+            }
+        }
+        #expect(seen["short"] == ["alice"], "\(seen)")
+        #expect(seen["full-xxxxxxxxxxxxxxxxxxxxxxxxx"] == ["-"], "\(seen)")  // only plaintext's copy, never alice's
+        #expect(largest <= full.count)
+        #expect(hub.statistics.dropped(.tooLarge) >= 1)
+    }
 }

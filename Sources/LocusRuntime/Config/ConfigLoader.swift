@@ -280,7 +280,7 @@ final class ConfigLoadSession {
         }
         let node = Node.mapping(Node.Mapping(known, m.tag, m.style, m.mark))
         do {
-            return try YAMLDecoder().decode(HubBlock.self, from: node).applied(to: defaults, directory: directory)
+            return try NodeDecoder().decode(HubBlock.self, from: node).applied(to: defaults, directory: directory)
         } catch {
             errors += PluginBuildErrors.configErrors(error, root: node, entry: raw.position, subject: "hub",
                                                      keys: HubBlock.keys, file: file).errors

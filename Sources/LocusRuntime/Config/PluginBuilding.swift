@@ -20,7 +20,7 @@ struct PluginBuilder {
     func build() -> Result<PluginInstance, ConfigErrors> {
         let request = BuildRequest(factory: factory, setup: setup)
         do {
-            let built = try YAMLDecoder().decode(BuildTrampoline.self, from: node, userInfo: [BuildTrampoline.key: request])
+            let built = try NodeDecoder().decode(BuildTrampoline.self, from: node, userInfo: [BuildTrampoline.key: request])
             if perDevice, case .service(let service) = built.instance, !(service is any DeviceKeyedService) {
                 if service is any CommandableService {
                     let error = ConfigError(file: file, line: entryPosition.line, column: entryPosition.column, message:
@@ -55,7 +55,7 @@ private final class BuildRequest {
     }
 }
 
-/// Decoded through `YAMLDecoder` only to get hold of its `Decoder`, which it hands to the
+/// Decoded through `NodeDecoder` only to get hold of its `Decoder`, which it hands to the
 /// factory's `build` closure (found in `userInfo`).
 private struct BuildTrampoline: Decodable {
     static let key = CodingUserInfoKey(rawValue: "locus.config.pluginBuild")!

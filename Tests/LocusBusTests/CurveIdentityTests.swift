@@ -38,41 +38,11 @@ import Testing
     /// outside publishers; a subscriber sees the key name on the first's messages only, and
     /// messages that bring their own `via` (over CURVE or not) are refused as `reserved`.
     @Test func messagesOverCurveCarryTheKeyNameAndForgedOnesAreRefused() throws {
-        let dir = TempDirectory()
-        try FileManager.default.createDirectory(atPath: dir.path + "/clients", withIntermediateDirectories: true)
-        defer { dir.remove() }
-        let (serverPublic, serverSecret) = try CurveKey.keypair()
-        let (alicePublic, aliceSecret) = try CurveKey.keypair()
-        try CurveCertificate(publicKey: alicePublic).text(generated: "t").write(toFile: dir.path + "/clients/alice.key", atomically: true, encoding: .utf8)
-
-        let context = ZMQContext()
-        let zap = ZAPHandler(context: context, logger: quietLogger)
-        zap.authorize(domain: "ingest-tcp", keys: AuthorizedKeys(directory: dir.path + "/clients"))
-        try zap.start()
-        defer { zap.stop() }
-        var config = HubConfiguration(ingestEndpoints: ["tcp://127.0.0.1:*", dir.endpoint("in.sock")],
-                                      publishEndpoints: [dir.endpoint("pub.sock")])
-        config.curve = ["tcp://127.0.0.1:*": CurveServer(secretKey: serverSecret, domain: "ingest-tcp")]
-        config.outsidePublishers = OutsidePublisherPolicy(reservedTopics: ["region."], reservedProducers: ["locus"])
-        let hub = Hub(configuration: config, registry: .core, context: context, logger: quietLogger)
-        try hub.start()
-        defer { hub.stop() }
-        let tcp = try #require(hub.boundEndpoints.first { $0.hasPrefix("tcp://") })
-
-        let subscriber = try ZMQSocket(context: context, type: .sub)
-        try subscriber.setOption(.linger(milliseconds: 0))
-        try subscriber.subscribe("obs.")
-        try subscriber.connect(dir.endpoint("pub.sock"))
-        func publisher(_ curve: CurveClient?, _ endpoint: String) throws -> ZMQSocket {
-            let s = try ZMQSocket(context: context, type: .pub)
-            try s.setOption(.linger(milliseconds: 0))
-            if let curve { try s.setCurveClient(curve) }
-            try s.connect(endpoint)
-            return s
+        let setup = try CurveIngestSetup {
+            $0.outsidePublishers = OutsidePublisherPolicy(reservedTopics: ["region."], reservedProducers: ["locus"])
         }
-        let alice = try publisher(CurveClient(serverKey: serverPublic, publicKey: alicePublic, secretKey: aliceSecret), tcp)
-        let plain = try publisher(nil, dir.endpoint("in.sock"))
-        defer { [subscriber, alice, plain].forEach { $0.close() } }
+        defer { setup.close() }
+        let (hub, subscriber, alice, plain) = (setup.hub, setup.subscriber, setup.alice, setup.plain)
 
         func forged(_ i: Int, producer: String, via: String) -> [UInt8] {
             Samples.fixBody(i, producer: producer).withUnsafeBytes { EnvelopeVia.adding(via, to: $0) }!
@@ -103,37 +73,11 @@ import Testing
     /// `via` stamp is refused as `too_large`, the same body over plaintext passes untouched, and
     /// a shorter one over CURVE passes stamped.
     @Test func theViaStampNeverTakesABodyOverTheLimit() throws {
-        let dir = TempDirectory()
-        try FileManager.default.createDirectory(atPath: dir.path + "/clients", withIntermediateDirectories: true)
-        defer { dir.remove() }
-        let (serverPublic, serverSecret) = try CurveKey.keypair()
-        let (alicePublic, aliceSecret) = try CurveKey.keypair()
-        try CurveCertificate(publicKey: alicePublic).text(generated: "t").write(toFile: dir.path + "/clients/alice.key", atomically: true, encoding: .utf8)
         let full = Samples.fixBody(1, producer: "full-xxxxxxxxxxxxxxxxxxxxxxxxx"), short = Samples.fixBody(1, producer: "short")
         #expect(short.count + #","via":"alice""#.utf8.count < full.count)
-
-        let context = ZMQContext()
-        let zap = ZAPHandler(context: context, logger: quietLogger)
-        zap.authorize(domain: "ingest-tcp", keys: AuthorizedKeys(directory: dir.path + "/clients"))
-        try zap.start()
-        defer { zap.stop() }
-        var config = HubConfiguration(ingestEndpoints: ["tcp://127.0.0.1:*", dir.endpoint("in.sock")],
-                                      publishEndpoints: [dir.endpoint("pub.sock")], maxMessageBytes: full.count)
-        config.curve = ["tcp://127.0.0.1:*": CurveServer(secretKey: serverSecret, domain: "ingest-tcp")]
-        let hub = Hub(configuration: config, registry: .core, context: context, logger: quietLogger)
-        try hub.start()
-        defer { hub.stop() }
-        let tcp = try #require(hub.boundEndpoints.first { $0.hasPrefix("tcp://") })
-        let subscriber = try ZMQSocket(context: context, type: .sub)
-        try subscriber.setOption(.linger(milliseconds: 0))
-        try subscriber.subscribe("obs.")
-        try subscriber.connect(dir.endpoint("pub.sock"))
-        let alice = try ZMQSocket(context: context, type: .pub), plain = try ZMQSocket(context: context, type: .pub)
-        try alice.setCurveClient(CurveClient(serverKey: serverPublic, publicKey: alicePublic, secretKey: aliceSecret))
-        for s in [alice, plain] { try s.setOption(.linger(milliseconds: 0)) }
-        try alice.connect(tcp)
-        try plain.connect(dir.endpoint("in.sock"))
-        defer { [subscriber, alice, plain].forEach { $0.close() } }
+        let setup = try CurveIngestSetup { $0.maxMessageBytes = full.count }
+        defer { setup.close() }
+        let (hub, subscriber, alice, plain) = (setup.hub, setup.subscriber, setup.alice, setup.plain)
 
         var seen: [String: Set<String>] = [:]  // producer -> via values ("-" for none)
         var largest = 0
@@ -153,5 +97,50 @@ import Testing
         #expect(seen["full-xxxxxxxxxxxxxxxxxxxxxxxxx"] == ["-"], "\(seen)")  // only plaintext's copy, never alice's
         #expect(largest <= full.count)
         #expect(hub.statistics.dropped(.tooLarge) >= 1)
+    }
+}
+
+/// A hub with two outside publishers on its ingest: `alice` over CURVE on TCP (her key in the
+/// ZAP handler's authorized_keys) and `plain` over ipc, and a subscriber to `obs.`.
+private final class CurveIngestSetup {
+    let dir = TempDirectory()
+    let context = ZMQContext()
+    let zap: ZAPHandler
+    let hub: Hub
+    let subscriber, alice, plain: ZMQSocket
+
+    /// `configure` adjusts the hub's configuration before it starts.
+    init(_ configure: (inout HubConfiguration) -> Void) throws {
+        try FileManager.default.createDirectory(atPath: dir.path + "/clients", withIntermediateDirectories: true)
+        let (serverPublic, serverSecret) = try CurveKey.keypair()
+        let (alicePublic, aliceSecret) = try CurveKey.keypair()
+        try CurveCertificate(publicKey: alicePublic).text(generated: "t").write(toFile: dir.path + "/clients/alice.key", atomically: true, encoding: .utf8)
+        zap = ZAPHandler(context: context, logger: quietLogger)
+        zap.authorize(domain: "ingest-tcp", keys: AuthorizedKeys(directory: dir.path + "/clients"))
+        try zap.start()
+        var config = HubConfiguration(ingestEndpoints: ["tcp://127.0.0.1:*", dir.endpoint("in.sock")],
+                                      publishEndpoints: [dir.endpoint("pub.sock")])
+        config.curve = ["tcp://127.0.0.1:*": CurveServer(secretKey: serverSecret, domain: "ingest-tcp")]
+        configure(&config)
+        hub = Hub(configuration: config, registry: .core, context: context, logger: quietLogger)
+        try hub.start()
+        let tcp = try #require(hub.boundEndpoints.first { $0.hasPrefix("tcp://") })
+        subscriber = try ZMQSocket(context: context, type: .sub)
+        try subscriber.setOption(.linger(milliseconds: 0))
+        try subscriber.subscribe("obs.")
+        try subscriber.connect(dir.endpoint("pub.sock"))
+        alice = try ZMQSocket(context: context, type: .pub)
+        plain = try ZMQSocket(context: context, type: .pub)
+        try alice.setCurveClient(CurveClient(serverKey: serverPublic, publicKey: alicePublic, secretKey: aliceSecret))
+        for s in [alice, plain] { try s.setOption(.linger(milliseconds: 0)) }
+        try alice.connect(tcp)
+        try plain.connect(dir.endpoint("in.sock"))
+    }
+
+    func close() {
+        [subscriber, alice, plain].forEach { $0.close() }
+        hub.stop()
+        zap.stop()
+        dir.remove()
     }
 }

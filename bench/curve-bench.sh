@@ -20,7 +20,7 @@ BIN="$(swift build --scratch-path "$SCRATCH" -c release --show-bin-path)/locus-b
 rate() { grep -oE '[0-9.]+ msg/s' <<<"$1" | cut -d' ' -f1; }
 median() { printf '%s\n' "$@" | sort -g | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
 BOX=$(mktemp)
-trap 'rm -f "$BOX"' EXIT
+trap 'rm -f "$BOX" "$BOX.out"' EXIT
 cc -O2 "$ROOT/bench/curve_box_cost.c" -lsodium -o "$BOX"
 # One run of locus-bench MODE: its output line, then the CPU seconds it and its subscriber used.
 measure() {
@@ -38,7 +38,6 @@ for ((i = 1; i <= RUNS; i++)); do
     plain+=("$(rate "$p")"); curve+=("$(rate "$c")")
     plain_cpu+=("$(tail -1 <<<"$p")"); curve_cpu+=("$(tail -1 <<<"$c")")
 done
-rm -f "$BOX.out"
 mp=$(median "${plain[@]}"); mc=$(median "${curve[@]}")
 pc=$(median "${plain_cpu[@]}"); cc_=$(median "${curve_cpu[@]}")
 body=$(grep -oE '[0-9]+B:' <<<"$p" | tr -d 'B:')

@@ -171,6 +171,7 @@ final class HubForwarder {
         }
         var valid: UInt64 = 0 // bit k: message k may be forwarded
         for k in 0..<batch.count {
+            // Stamping `via` comes last: it rewrites the body only of a message nothing else refused.
             if let rejection = batch.withMessage(k, { validator.check(topic: $0, body: $1) }) ?? outsideRejection(batch, k)
                 ?? (hasCurve ? stampVia(batch, k) : nil) {
                 drop(rejection)

@@ -40,7 +40,7 @@ private struct NodeValueDecoder: Decoder, SingleValueDecodingContainer {
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
         guard case .sequence(let sequence) = node else { throw mismatch(Node.Sequence.self) }
-        return NodeUnkeyedContainer(decoder: self, items: Array(sequence))
+        return NodeUnkeyedContainer(decoder: self, items: sequence)
     }
 
     func singleValueContainer() throws -> any SingleValueDecodingContainer { self }
@@ -99,10 +99,10 @@ private struct NodeKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtoco
 
 private struct NodeUnkeyedContainer: UnkeyedDecodingContainer {
     let decoder: NodeValueDecoder
-    let items: [Node]
+    let items: Node.Sequence
     var currentIndex = 0
 
-    init(decoder: NodeValueDecoder, items: [Node]) {
+    init(decoder: NodeValueDecoder, items: Node.Sequence) {
         self.decoder = decoder
         self.items = items
     }

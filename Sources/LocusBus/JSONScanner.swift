@@ -149,19 +149,34 @@ struct JSONScanner {
         i = digitsEnd(p, n, i)
         if i == first { return (i, "expected a digit") }
         if i &- first > 1 && p[first] == 0x30 { return (first, "leading zero in number") }
+        let intDigits = i &- first
         if i < n && p[i] == 0x2E {
             let f = i &+ 1
             i = digitsEnd(p, n, f)
             if i == f { return (i, "expected a digit after '.'") }
         }
+        var exponent = 0
         if i < n && (p[i] | 0x20) == 0x65 {
             i &+= 1
+            let negative = i < n && p[i] == 0x2D
             if i < n && (p[i] == 0x2B || p[i] == 0x2D) { i &+= 1 }
             let e = i
             i = digitsEnd(p, n, e)
             if i == e { return (i, "expected exponent digits") }
+            for k in e..<min(i, e &+ 6) { exponent = exponent &* 10 &+ Int(p[k] &- 0x30) }
+            if i &- e > 6 { exponent = 1_000_000 }
+            if negative { exponent = -exponent }
         }
+        // JSONReader refuses a number beyond Double's range (`1e999` would be infinity), so the
+        // hub must too, in every layout: one verdict whatever the spacing. The value is below
+        // 10^(intDigits + exponent), so only a number where that passes 10^308 is parsed.
+        if intDigits &+ exponent > 308 && !finite(p, start, i) { return (start, "number out of range") }
         return (i, nil)
+    }
+
+    /// True if the number token `start..<end` is within Double's range, as `JSONReader.readDouble` decides.
+    static func finite(_ p: UnsafePointer<UInt8>, _ start: Int, _ end: Int) -> Bool {
+        (try? JSONReader.read(UnsafeBufferPointer(start: p + start, count: end - start)) { try $0.readDouble() }) != nil
     }
 
     /// The index after the run of ASCII digits starting at `start`.

@@ -108,7 +108,8 @@ extension DaemonReport {
             if let ms = j.oldestAppendedMs { o["oldest_age"] = .number(Double(max(0, readAtMs - ms) / 100) / 10) }
             if let c = catchup {
                 o["catchup"] = .object(["pages": n(c.pages), "snapshots": n(c.snapshots), "events": n(c.events),
-                                        "refused": n(c.refused), "truncated": n(c.truncated), "unsent": n(c.unsent)])
+                                        "refused": n(c.refused), "truncated": n(c.truncated), "damaged": n(c.damaged),
+                                        "unsent": n(c.unsent)])
             }
             top["journal"] = .object(o)
         }

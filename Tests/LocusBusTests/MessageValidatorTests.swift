@@ -105,6 +105,27 @@ struct MessageValidatorTests {
         #expect(verdict(#"{"type":"obs.fix","version":1,"producer":"p","seq":2,"time":"2024-05-17T08:00:00.100Z","x":1,"x":2,"payload":{"source":"x","mode":"3d","lat":1,"lon":2}}"#) == nil)
     }
 
+    /// Issue 29 item 5: `"lat": 1e999` (Python's json.dumps spacing) was refused as not_json by
+    /// the general path while the same number written compactly passed the canonical fast path
+    /// and failed later in the services. A number beyond Double's range gets one verdict.
+    @Test func numbersBeyondDoubleHaveOneVerdictInEveryLayout() {
+        for number in ["1e999", "-1e999", "1.8e308", "0.01e311", String(repeating: "9", count: 310), "1E+400"] {
+            let compact = #"{"type":"obs.fix","version":1,"producer":"py","seq":1,"time":"2024-05-17T08:00:00.100Z","payload":{"source":"py","mode":"3d","lat":\#(number),"lon":13.4}}"#
+            let spaced = #"{"type": "obs.fix", "version": 1, "producer": "py", "seq": 1, "time": "2024-05-17T08:00:00.100Z", "payload": {"source": "py", "mode": "3d", "lat": \#(number), "lon": 13.4}}"#
+            #expect(verdict(compact) == .notJSON, "\(number) compact")
+            #expect(verdict(spaced) == .notJSON, "\(number) spaced")
+            #expect((try? JSONReader.read(Array(compact.utf8)) { try $0.skipValue() }) == nil)
+        }
+        // Large, tiny and underflowing numbers that JSONReader reads are accepted in both layouts.
+        for number in ["1.7e308", "1e-999", "-2.5e-7", "123456789012345678901234567890", "1e300"] {
+            let compact = #"{"type":"obs.fix","version":1,"producer":"py","seq":1,"time":"2024-05-17T08:00:00.100Z","payload":{"source":"py","mode":"3d","lat":\#(number),"lon":13.4}}"#
+            let spaced = compact.split(separator: ",").joined(separator: ", ")
+            #expect(verdict(compact) == nil, "\(number) compact")
+            #expect(verdict(spaced) == nil, "\(number) spaced")
+            #expect((try? JSONReader.read(Array(compact.utf8)) { try $0.skipValue() }) != nil)
+        }
+    }
+
     @Test func refusesBadTopicsAndOversizedBodies() {
         #expect(verdict(Samples.fixBody(1), topic: "Obs.Fix") == .badTopic)
         #expect(verdict(Samples.fixBody(1), topic: "obs..fix") == .badTopic)

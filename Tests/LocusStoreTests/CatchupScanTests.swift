@@ -91,4 +91,30 @@ import LocusCore
         let late = Self.serve(j, request)
         #expect(!late.truncated && late.events == (2991...3000).map { "a:\($0)" })
     }
+
+    /// Issue 29 item 2: a flipped byte in the middle of a segment hid the rest of the segment
+    /// from catch-up, with no truncated flag. Now only the damaged record is missing, and the
+    /// page says so.
+    @Test func aDamagedRecordIsReportedAndTheRestServed() throws {
+        let j = try Journal()
+        for k in 1...1000 { j.add("location.update.a", "a", UInt64(k)) }
+        let path = JournalSegments.path(j.dir, first: 1)
+        var bytes = try #require(FileManager.default.contents(atPath: path))
+        // Record 500's body: records are the same size after the index grows to three digits.
+        var at = JournalRecord.segmentMagic.count
+        var offset500 = 0
+        bytes.withUnsafeBytes { raw in
+            while case .record(let e, let size) = JournalRecord.parse(UnsafeRawBufferPointer(rebasing: raw[at...])) {
+                if e.index == 500 { offset500 = at }
+                at += size
+            }
+        }
+        bytes[offset500 + 60] ^= 0x01
+        try bytes.write(to: URL(fileURLWithPath: path))
+        let page = CatchupScan.page(j.reader, request: CatchupPageRequest(topics: []), start: .oldest, pending: [:])
+        #expect(page.damaged == 1 && page.truncated && page.end)
+        let served = Self.serve(j, CatchupPageRequest(topics: []))
+        #expect(served.truncated)
+        #expect(served.events == (1...1000).filter { $0 != 500 }.map { "a:\($0)" })
+    }
 }

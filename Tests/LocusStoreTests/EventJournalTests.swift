@@ -118,27 +118,104 @@ import Testing
         #expect(entries.map(\.0) == Array(1...11) && outcome.damaged == 0)
     }
 
-    @Test func aDamagedRecordInAClosedSegmentIsCountedAndSkipped() throws {
+    /// A journal of `count` records in 64 KiB segments, each committed, closed.
+    static func closedJournal(_ dir: String, count: Int) throws -> [UInt64] {
+        let j = try EventJournal(directory: dir, settings: JournalSettings(segmentBytes: 64 << 10))
+        for k in 1...count { append(j, "region.enter.f.a", body("f", UInt64(k))); j.commit() }
+        j.close()
+        return JournalSegments.list(dir)
+    }
+
+    /// The file offset of each record in a segment, by index.
+    static func recordOffsets(_ path: String) throws -> [UInt64: Int] {
+        let bytes = try #require(FileManager.default.contents(atPath: path))
+        var offsets: [UInt64: Int] = [:]
+        var at = JournalRecord.segmentMagic.count
+        bytes.withUnsafeBytes { raw in
+            while case .record(let e, let size) = JournalRecord.parse(UnsafeRawBufferPointer(rebasing: raw[at...])) {
+                offsets[e.index] = at
+                at += size
+            }
+        }
+        return offsets
+    }
+
+    static func flip(_ path: String, at offset: Int) throws {
+        var bytes = try #require(FileManager.default.contents(atPath: path))
+        bytes[offset] ^= 0xFF
+        try bytes.write(to: URL(fileURLWithPath: path))
+    }
+
+    /// Issue 29 item 2: one flipped byte in the middle of a segment hid every intact record after
+    /// it in that segment (2,266 in the probe), with `damaged` 1. The reader resynchronises and
+    /// counts exactly the records lost.
+    @Test func aDamagedRecordInAClosedSegmentIsCountedAndTheRestServed() throws {
         let tmp = TemporaryDirectory()
         let dir = tmp.file("journal")
-        var j: EventJournal? = try EventJournal(directory: dir, settings: JournalSettings(segmentBytes: 64 << 10))
-        for k in 1...2000 { Self.append(j!, "region.enter.f.a", Self.body("f", UInt64(k))); j!.commit() }
-        j!.close()
-        j = nil
-        let segments = JournalSegments.list(dir)
+        let segments = try Self.closedJournal(dir, count: 2000)
         #expect(segments.count >= 3)
-        // Flip one byte in the middle of the first segment.
+        // One byte in the body of a record in the middle of the first segment.
         let path = JournalSegments.path(dir, first: segments[0])
-        var bytes = try #require(FileManager.default.contents(atPath: path))
-        bytes[bytes.count / 2] ^= 0xFF
-        try bytes.write(to: URL(fileURLWithPath: path))
+        let offsets = try Self.recordOffsets(path)
+        let victim = UInt64(offsets.count / 2)
+        try Self.flip(path, at: offsets[victim]! + 40)
         let (entries, outcome) = Self.readAll(dir)
         #expect(outcome.damaged == 1)
-        #expect(entries.first?.0 == 1)
-        // The rest of that segment is skipped; everything from the next segment on is served.
-        #expect(entries.contains { $0.0 == segments[1] } && entries.last?.0 == 2000)
-        #expect(entries.count < 2000)
-        for (a, b) in zip(entries, entries.dropFirst()) { #expect(a.0 < b.0) }
+        #expect(entries.map(\.0) == Array(1...2000).filter { $0 != victim })
+        // A reader that starts after the damage neither meets nor counts it.
+        let after = Self.readAll(dir, from: JournalPosition(index: victim + 1))
+        #expect(after.outcome.damaged == 0 && after.entries.first?.0 == victim + 1)
+    }
+
+    /// A flipped length byte makes a record claim more bytes than the file holds: that is
+    /// damage too in a closed segment, not the end of what was written.
+    @Test func aDamagedLengthIsResynchronisedAfter() throws {
+        let tmp = TemporaryDirectory()
+        let dir = tmp.file("journal")
+        let segments = try Self.closedJournal(dir, count: 2000)
+        let path = JournalSegments.path(dir, first: segments[1])
+        let offsets = try Self.recordOffsets(path)
+        let victim = segments[1] + 10
+        try Self.flip(path, at: offsets[victim]! + 2) // the length's third byte: ~16 MB
+        let (entries, outcome) = Self.readAll(dir)
+        #expect(outcome.damaged == 1)
+        #expect(entries.map(\.0) == Array(1...2000).filter { $0 != victim })
+    }
+
+    /// Damage in a segment's last record: nothing intact follows it there, and the next
+    /// segment's first index says how many were lost.
+    @Test func damageAtTheEndOfAClosedSegmentIsCountedFromTheNextSegment() throws {
+        let tmp = TemporaryDirectory()
+        let dir = tmp.file("journal")
+        let segments = try Self.closedJournal(dir, count: 2000)
+        let path = JournalSegments.path(dir, first: segments[0])
+        let offsets = try Self.recordOffsets(path)
+        let last = segments[1] - 1
+        try Self.flip(path, at: offsets[last]! + 30)
+        let (entries, outcome) = Self.readAll(dir)
+        #expect(outcome.damaged == 1)
+        #expect(entries.map(\.0) == Array(1...2000).filter { $0 != last })
+    }
+
+    /// In the newest segment a damaged record with intact ones after it is damage (counted, the
+    /// rest served); a half-written one at its end is where the writer is (not counted).
+    @Test func damageInTheNewestSegmentIsCountedOnlyWhenSomethingFollowsIt() throws {
+        let tmp = TemporaryDirectory()
+        let dir = tmp.file("journal")
+        let segments = try Self.closedJournal(dir, count: 300)
+        #expect(segments.count == 1)
+        let path = JournalSegments.path(dir, first: 1)
+        let offsets = try Self.recordOffsets(path)
+        try Self.flip(path, at: offsets[100]! + 40)
+        let (entries, outcome) = Self.readAll(dir)
+        #expect(outcome.damaged == 1)
+        #expect(entries.map(\.0) == Array(1...300).filter { $0 != 100 })
+        #expect(outcome.next.index == 301)
+        // The last record damaged: the end for now, uncounted, and read again next time.
+        try Self.flip(path, at: offsets[300]! + 40)
+        let again = Self.readAll(dir)
+        #expect(again.outcome.damaged == 1 && again.entries.last?.0 == 299)
+        #expect(again.outcome.next.index == 300 && again.outcome.next.offset == offsets[300])
     }
 
     @Test func retentionDeletesTheOldestSegmentsBySizeAndByAge() throws {

@@ -17,6 +17,7 @@ extension RegionService {
             } catch let e as RegionGeometryError {
                 throw ServiceCommandError("region not added: \(e.description)")
             }
+            if let problem = eventSizeProblem(condition) { throw ServiceCommandError("region not added: \(problem)") }
             if let existing = monitor.condition(condition.id), existing.origin != .runtime {
                 throw ServiceCommandError("region '\(condition.id)' is defined in \(existing.origin == .config ? "config (regions:)" : "the region file"); change it there")
             }

@@ -38,6 +38,8 @@ public struct RegionService: CommandableService, DeviceKeyedService {
     var processedThrough: [String: EventTime] = [:]
     var lastMessageTime: EventTime?
     private var lastFileCheck: EventTime?
+    /// `hub.max_message_bytes`: a condition whose events could not pass the hub is refused.
+    let maxMessageBytes: Int
     public private(set) var counters = Counters()
 
     public struct Counters: Sendable, Equatable {
@@ -54,6 +56,7 @@ public struct RegionService: CommandableService, DeviceKeyedService {
         self.id = id
         self.configuration = configuration
         self.logger = logger
+        maxMessageBytes = setup?.maxMessageBytes ?? PluginSetup.defaultMaxMessageBytes
         monitor = RegionMonitor(monitorID: id, hysteresis: RegionHysteresis(
             minDistance: configuration.minDistance, minDuration: configuration.minDuration,
             maxAccuracy: configuration.maxAccuracy), perDevice: setup?.perDevice ?? false)
@@ -76,6 +79,17 @@ public struct RegionService: CommandableService, DeviceKeyedService {
             }
             file = f
         }
+        for c in configuration.regions {
+            if let problem = eventSizeProblem(c) { throw ConfigValueError(key: "regions", problem) }
+        }
+        for c in fileConditions {
+            if let problem = eventSizeProblem(c) { throw ConfigValueError(key: "file", "\(file?.path ?? ""): \(problem)") }
+        }
+    }
+
+    /// Why `c`'s events could never pass the hub, or nil.
+    func eventSizeProblem(_ c: RegionCondition) -> String? {
+        c.eventSizeProblem(monitor: id, publishConditions: configuration.publishConditions, maxMessageBytes: maxMessageBytes)
     }
 
     public var subscriptions: [String] {
@@ -219,6 +233,12 @@ public struct RegionService: CommandableService, DeviceKeyedService {
             counters.fileReloadFailures += 1
             logger.error("region file not reloaded; keeping the previous conditions", metadata: [
                 "file": "\(f.path)", "error": "\(error)"])
+            return
+        }
+        if let problem = reloaded.compactMap({ eventSizeProblem($0) }).first {
+            counters.fileReloadFailures += 1
+            logger.error("region file not reloaded; keeping the previous conditions", metadata: [
+                "file": "\(f.path)", "error": "\(problem)"])
             return
         }
         let inline = Set(configuration.regions.map(\.id))

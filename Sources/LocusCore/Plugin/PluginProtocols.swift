@@ -115,9 +115,15 @@ public struct PluginSetup: Sendable {
     /// `per_device: true` on a service entry. A `DeviceKeyedService` reads it and keeps one
     /// state per device itself; any other service is wrapped in `PerDeviceService`.
     public var perDevice: Bool
+    /// The largest envelope the hub forwards (`hub.max_message_bytes`): a plugin that takes
+    /// definitions from users (a region's properties) refuses one whose events could never pass.
+    public var maxMessageBytes: Int
+    /// `hub.max_message_bytes`'s default.
+    public static let defaultMaxMessageBytes = 256 * 1024
 
     public init(id: String, kind: PluginKind, configDirectory: String, endpoints: HubEndpoints, logger: Logger,
-                stateDirectory: String? = nil, journal: JournalLocation? = nil, perDevice: Bool = false) {
+                stateDirectory: String? = nil, journal: JournalLocation? = nil, perDevice: Bool = false,
+                maxMessageBytes: Int = PluginSetup.defaultMaxMessageBytes) {
         self.id = id
         self.kind = kind
         self.configDirectory = configDirectory
@@ -126,6 +132,7 @@ public struct PluginSetup: Sendable {
         self.stateDirectory = stateDirectory
         self.journal = journal
         self.perDevice = perDevice
+        self.maxMessageBytes = maxMessageBytes
     }
 
     /// Resolves a path from config against the config file's directory.

@@ -156,18 +156,21 @@ final class CatchupServer: @unchecked Sendable {
             served.pages += 1
             served.events += UInt64(page.events.count)
             if page.truncated { served.truncated += 1 }
+            served.damaged += UInt64(page.damaged)
         }
-        return [pageHeader(events: page.events.count, end: page.end, next: page.end ? nil : page.cursor, truncated: page.truncated)]
+        return [pageHeader(events: page.events.count, end: page.end, next: page.end ? nil : page.cursor, truncated: page.truncated,
+                           damaged: page.damaged)]
             + page.events.flatMap { [$0.topic, $0.body] }
     }
 
-    private func pageHeader(events: Int, end: Bool, next: CatchupCursor?, truncated: Bool) -> [UInt8] {
+    private func pageHeader(events: Int, end: Bool, next: CatchupCursor?, truncated: Bool, damaged: Int = 0) -> [UInt8] {
         let extent = journal.statistics
         var o: [String: Any] = ["type": "catchup.page", "version": 1, "events": events, "end": end]
         if let next { o["next"] = next.json }
         if let oldest = extent.oldestIndex { o["oldest"] = Int(oldest) }
         if let newest = extent.newestIndex { o["newest"] = Int(newest) }
         if truncated { o["truncated"] = true }
+        if damaged > 0 { o["damaged"] = damaged }
         return Self.header(o)
     }
 
@@ -183,6 +186,8 @@ struct CatchupStatistics: Sendable, Equatable {
     var events: UInt64 = 0
     var refused: UInt64 = 0
     var truncated: UInt64 = 0
+    /// Journal records lost to damage that pages would have served (their pages are truncated).
+    var damaged: UInt64 = 0
     /// Replies not sent because the client's queue was full.
     var unsent: UInt64 = 0
 }

@@ -119,6 +119,8 @@ final class ConfigLoadSession {
     /// `hub.state_directory`, handed to plugins in `.full` mode.
     var stateDirectory = ""
     var journal: JournalLocation?
+    /// `hub.max_message_bytes`, handed to plugins.
+    var maxMessageBytes = PluginSetup.defaultMaxMessageBytes
     let environment: [String: String]
     let factoriesByType: [String: PluginFactory]
     private(set) var errors: [ConfigError] = []
@@ -207,6 +209,7 @@ final class ConfigLoadSession {
         var hub = HubSettings.defaults(environment: loader.environment)
         if let hubSection = sections["hub"] { hub = parseHub(hubSection.value, defaults: hub) }
         stateDirectory = hub.stateDirectory
+        maxMessageBytes = hub.maxMessageBytes
         journal = hub.journal.map {
             JournalLocation(directory: hub.stateDirectory + "/journal", topics: $0.topics, exclude: $0.exclude)
         }
@@ -519,7 +522,7 @@ final class ConfigLoadSession {
         pluginLogger.logLevel = logLevel
         let setup = PluginSetup(id: id, kind: kind, configDirectory: directory, endpoints: endpoints, logger: pluginLogger,
                                 stateDirectory: mode == .full ? stateDirectory : nil,
-                                journal: mode == .full ? journal : nil, perDevice: perDevice)
+                                journal: mode == .full ? journal : nil, perDevice: perDevice, maxMessageBytes: maxMessageBytes)
         let builder = PluginBuilder(factory: factory, node: node, setup: setup, subject: subject,
                                     entryPosition: entryPosition, file: file, perDevice: perDevice)
         switch builder.build() {

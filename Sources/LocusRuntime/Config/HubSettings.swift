@@ -61,7 +61,7 @@ public struct HubSettings: Sendable, Equatable {
         return all.compactMap { e in (try? Endpoint.validate(e).ipcFilePath).flatMap { $0 }.map { ($0, groups[e]) } }
     }
 
-    public static let defaultMaxMessageBytes = 262_144
+    public static let defaultMaxMessageBytes = PluginSetup.defaultMaxMessageBytes
     public static let defaultHighWaterMark = 100_000
     public static let defaultTickInterval = 1.0
     public static let defaultSubscriptionBuffer = 100_000

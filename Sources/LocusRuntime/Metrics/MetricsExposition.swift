@@ -57,6 +57,8 @@ public final class MetricsExposition: @unchecked Sendable {
                 counter("locus_catchup_pages_total", "Catch-up pages and snapshots served.", [], c.pages + c.snapshots)
                 counter("locus_catchup_events_total", "Events served by the catch-up socket.", [], c.events)
                 counter("locus_catchup_refused_total", "Catch-up requests answered with catchup.error.", [], c.refused)
+                counter("locus_catchup_truncated_total", "Catch-up pages with a gap the journal cannot fill (retention or damage).", [], c.truncated)
+                counter("locus_catchup_damaged_total", "Journal records lost to damage that catch-up pages would have served.", [], c.damaged)
                 counter("locus_catchup_unsent_total", "Catch-up replies not sent because the client's queue was full.", [], c.unsent)
             }
         }

@@ -15,7 +15,10 @@ public enum CatchupScan {
         public var next: JournalPosition
         public var cursor: CatchupCursor
         public var end: Bool
+        /// True if records the request may want are gone: deleted by retention, or lost to damage.
         public var truncated: Bool
+        /// Records lost to damage in the part of the journal this page read.
+        public var damaged: Int
     }
 
     /// `start` is where to read; `cursor` carries the producers not yet passed (`request.after`
@@ -61,6 +64,7 @@ public enum CatchupScan {
         }
         return Page(events: events, next: outcome.next,
                     cursor: CatchupCursor(index: outcome.next.index, pending: pending),
-                    end: outcome.reachedEnd, truncated: truncated || outcome.truncated)
+                    end: outcome.reachedEnd, truncated: truncated || outcome.truncated || outcome.damaged > 0,
+                    damaged: outcome.damaged)
     }
 }

@@ -28,14 +28,18 @@ public struct JournalReadOutcome: Sendable, Equatable {
     public var reachedEnd: Bool
     /// True if records at or after the requested index were already deleted (retention).
     public var truncated: Bool
-    /// Damaged records met in closed segments (their segment's rest is skipped).
+    /// Records at or after the requested index that were lost to damage: the reader resumes at
+    /// the next intact record, and the gap in indices says how many records lay between.
     public var damaged: Int
 }
 
 /// Reads a journal directory while the hub may be appending to it (docs/protocol.md 13.1).
-/// Records are CRC-checked; a half-written record at the end of the newest segment is taken as
-/// the end for now, a damaged one in a closed segment is counted and that segment's rest
-/// skipped. One reader per thread.
+/// Records are CRC-checked. After a damaged record the reader resynchronises: it looks for the
+/// next offset that holds an intact record (a CRC-32C over a plausible header) with a later
+/// index, serves every intact record from there, and counts the records lost by the gap in
+/// indices (to the next segment's first index if none follows in the segment). A damaged record
+/// with nothing intact after it in the newest segment may be one being written right now: that is
+/// the end for now, counted only once a later record shows it was damage. One reader per thread.
 public final class JournalReader {
     public let directory: String
     /// The read buffer. It starts small, because most readers follow the journal's end (the
@@ -94,6 +98,12 @@ public final class JournalReader {
             let isLast = k == segments.count - 1
             let result = readSegment(first: first, from: offset, wanted: wanted, isLast: isLast, visit: visit)
             outcome.damaged += result.damaged
+            // Damage with nothing intact after it in a closed segment: the next segment's first
+            // index says how many records were lost.
+            if let lostFrom = result.lostFrom, !isLast {
+                let from = max(lostFrom, wanted)
+                if segments[k + 1] > from { outcome.damaged += Int(segments[k + 1] - from) }
+            }
             switch result.stop {
             case .visitorStopped(let index, let at):
                 outcome.next = JournalPosition(index: index, segment: first, offset: at)
@@ -118,31 +128,65 @@ public final class JournalReader {
         case endOfSegment(nextIndex: UInt64, offset: Int)
     }
 
+    /// Reads one segment. `damaged` counts records lost before an intact one that follows them;
+    /// `lostFrom` is the first index lost to damage that nothing intact in this segment follows.
     private func readSegment(first: UInt64, from startOffset: Int, wanted: UInt64, isLast: Bool,
-                             visit: (JournalEntry) -> Bool) -> (stop: SegmentStop, damaged: Int) {
+                             visit: (JournalEntry) -> Bool) -> (stop: SegmentStop, damaged: Int, lostFrom: UInt64?) {
         let path = JournalSegments.path(directory, first: first)
         let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return (.endOfSegment(nextIndex: wanted, offset: startOffset), 0) }
+        guard fd >= 0 else { return (.endOfSegment(nextIndex: wanted, offset: startOffset), 0, nil) }
         defer { close(fd) }
         var fileOffset = startOffset   // file offset of chunk[0]
         var used = 0                   // bytes of chunk holding file data
         var consumed = 0               // bytes of chunk already parsed
         var nextIndex = wanted
+        // The index the next record in the file should have: a hint offset points at `wanted`.
+        var expected = startOffset == JournalRecord.segmentMagic.count ? first : wanted
+        var damaged = 0
+        // Set while looking for the next intact record after damage: where the damage began
+        // (file offset) and the first index it may have taken.
+        var resync: (offset: Int, index: UInt64)?
+        var status = stat()
+        var fileSize = fstat(fd, &status) == 0 ? Int(status.st_size) : 0
         if chunk.count < Self.firstChunk { chunk = [UInt8](repeating: 0, count: Self.firstChunk) }
         while true {
             // Parse what is buffered.
-            var needMore = false
-            var damagedHere = false
             var stoppedAt: (UInt64, Int)?
             chunk.withUnsafeBytes { raw in
                 while consumed < used {
-                    switch JournalRecord.parse(UnsafeRawBufferPointer(rebasing: raw[consumed..<used])) {
+                    let here = UnsafeRawBufferPointer(rebasing: raw[consumed..<used])
+                    if let r = resync {
+                        // Only a header that could be the next record is CRC-checked, so the
+                        // scan costs a few comparisons per byte.
+                        guard here.count >= JournalRecord.headerBytes else { return }
+                        let length = Int(JournalRecord.get32(here, 0))
+                        let index = JournalRecord.get64(here, 8)
+                        guard length >= JournalRecord.minLength, length <= JournalRecord.maxLength,
+                              fileOffset + consumed + 8 + length <= fileSize,
+                              index >= r.index, index - r.index <= UInt64(fileSize - r.offset) else {
+                            consumed += 1
+                            continue
+                        }
+                        switch JournalRecord.parse(here) {
+                        case .incomplete: return
+                        case .damaged: consumed += 1; continue
+                        case .record(let entry, _):
+                            let from = max(r.index, wanted)
+                            if entry.index > from { damaged += Int(entry.index - from) }
+                            resync = nil
+                        }
+                    }
+                    switch JournalRecord.parse(here) {
                     case .incomplete:
-                        needMore = true
-                        return
+                        // A length that runs past the end of the file is damage too (a flipped
+                        // length byte), unless the record is still being written: the resync
+                        // tells the two apart.
+                        guard here.count >= 8, fileOffset + consumed + 8 + Int(JournalRecord.get32(here, 0)) > fileSize else { return }
+                        resync = (fileOffset + consumed, expected)
+                        consumed += 1
                     case .damaged:
-                        damagedHere = true
-                        return
+                        resync = (fileOffset + consumed, expected)
+                        consumed += 1
                     case .record(let entry, let size):
                         if entry.index >= nextIndex {
                             if !visit(entry) {
@@ -151,17 +195,12 @@ public final class JournalReader {
                             }
                             nextIndex = entry.index + 1
                         }
+                        expected = entry.index + 1
                         consumed += size
                     }
                 }
-                needMore = true
             }
-            if let (index, at) = stoppedAt { return (.visitorStopped(index: index, offset: at), 0) }
-            if damagedHere {
-                // In the newest segment this may be a record being written right now.
-                return (.endOfSegment(nextIndex: nextIndex, offset: fileOffset + consumed), isLast ? 0 : 1)
-            }
-            guard needMore else { continue }
+            if let (index, at) = stoppedAt { return (.visitorStopped(index: index, offset: at), damaged, nil) }
             // Keep the unparsed rest, then read more after it.
             if consumed > 0 {
                 let rest = used - consumed
@@ -173,8 +212,15 @@ public final class JournalReader {
             if used == chunk.count { chunk.append(contentsOf: [UInt8](repeating: 0, count: chunk.count)) }
             let free = chunk.count - used
             let n = chunk.withUnsafeMutableBytes { pread(fd, $0.baseAddress! + used, free, off_t(fileOffset + used)) }
-            if n <= 0 { return (.endOfSegment(nextIndex: nextIndex, offset: fileOffset), 0) }
+            if n <= 0 {
+                guard let r = resync else { return (.endOfSegment(nextIndex: nextIndex, offset: fileOffset), damaged, nil) }
+                // Nothing intact after the damage. In the newest segment it may be a record
+                // being written right now: stop before it, and look again next time.
+                if isLast { return (.endOfSegment(nextIndex: nextIndex, offset: r.offset), damaged, nil) }
+                return (.endOfSegment(nextIndex: nextIndex, offset: fileOffset + used), damaged, r.index)
+            }
             used += n
+            fileSize = max(fileSize, fileOffset + used)
             // A full read: more is waiting, so read larger pieces.
             if n == free, chunk.count < Self.bulkChunk {
                 chunk.append(contentsOf: [UInt8](repeating: 0, count: chunk.count))

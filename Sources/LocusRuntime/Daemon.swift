@@ -70,7 +70,7 @@ public final class Daemon: @unchecked Sendable {
         if let journal {
             let s = journal.statistics
             if s.recoveredBytes > 0 {
-                logger.warning("cut a half-written record off the journal's end (a kill during a write; it was never forwarded)",
+                logger.warning("cut a half-written record off the journal's end (a kill during a write, or a write that failed: such records were counted as journal.not_written when forwarded)",
                                metadata: ["directory": "\(journal.directory)", "bytes": "\(s.recoveredBytes)"])
             }
             logger.info("journal open", metadata: ["directory": "\(journal.directory)", "bytes": "\(s.bytes)",

@@ -105,6 +105,7 @@ extension DaemonReport {
                                           "segments": .number(Double(j.segments)), "segments_deleted": n(j.segmentsDeleted)]
             if let v = j.oldestIndex { o["oldest_index"] = n(v) }
             if let v = j.newestIndex { o["newest_index"] = n(v) }
+            if let e = j.writeError { o["write_error"] = .string(e) }
             if let ms = j.oldestAppendedMs { o["oldest_age"] = .number(Double(max(0, readAtMs - ms) / 100) / 10) }
             if let c = catchup {
                 o["catchup"] = .object(["pages": n(c.pages), "snapshots": n(c.snapshots), "events": n(c.events),

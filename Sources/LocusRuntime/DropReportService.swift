@@ -1,13 +1,18 @@
 import Foundation
 import LocusCore
+import LocusStore
 import Logging
 import ServiceLifecycle
 
 /// Publishes `status.drops` (topic `status.locus.drops`) when any drop counter moved: at most
 /// once per `interval` seconds of wall time, never when nothing was dropped. Subscribers (and
 /// the log, at warning level) learn of losses without polling `locus ctl status`.
+///
+/// It also reports the journal's health once per change, on `status.locus.journal`: `failed`
+/// with the error when writes begin to fail (a full disk), `running` when they succeed again.
 final class DropReportService: Service, @unchecked Sendable {
     static let topic = "status.locus.drops"
+    static let journalTopic = "status.locus.journal"
     let interval: Double
     let report: @Sendable () -> DaemonReport
     let publisher: EventPublisher
@@ -28,6 +33,7 @@ final class DropReportService: Service, @unchecked Sendable {
     private func reportUntilCancelled() async {
         var last: [String: UInt64] = [:]
         var since = ContinuousClock.now
+        var journalError: String?
         while !Task.isCancelled {
             do {
                 try await Task.sleep(nanoseconds: UInt64(interval * 1e9))
@@ -35,7 +41,18 @@ final class DropReportService: Service, @unchecked Sendable {
                 return
             }
             let now = ContinuousClock.now
-            let totals = report().dropCounters
+            let current = report()
+            if let status = Self.journalChange(from: journalError, to: current.journal) {
+                journalError = status.state == .failed ? current.journal?.writeError : nil
+                publisher.publish(status, topic: Self.journalTopic, time: .wallNow())
+                if status.state == .failed {
+                    logger.error("the journal cannot be written; messages are forwarded but not journaled (journal.not_written) until it can",
+                                 metadata: ["error": "\(journalError ?? "")"])
+                } else {
+                    logger.notice("the journal is written again")
+                }
+            }
+            let totals = current.dropCounters
             let moved = Self.increments(from: last, to: totals)
             last = totals
             guard !moved.isEmpty else { continue }
@@ -49,6 +66,21 @@ final class DropReportService: Service, @unchecked Sendable {
                 "dropped": "\(moved.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " "))",
                 "seconds": "\(event.interval)",
             ])
+        }
+    }
+
+    /// The status to publish when the journal's write health changed since `previous` (the
+    /// error last reported, nil when healthy), else nil.
+    static func journalChange(from previous: String?, to journal: JournalStatistics?) -> PluginStatus? {
+        let error = journal?.writeError
+        switch (previous, error) {
+        case (nil, let e?):
+            return PluginStatus(plugin: "journal", kind: "hub", pluginType: "journal", state: .failed,
+                                reason: "cannot write the journal: \(e); retrying the same segment (every 5 s at most), forwarding messages meanwhile (journal.not_written counts them)")
+        case (_?, nil):
+            return PluginStatus(plugin: "journal", kind: "hub", pluginType: "journal", state: .running, reason: "writing again")
+        default:
+            return nil
         }
     }
 

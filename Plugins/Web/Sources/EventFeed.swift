@@ -98,7 +98,7 @@ public final class EventFeed: @unchecked Sendable {
             continuation.finish()
             counters.update { $0.clientsRefused += 1 }
         } else {
-            counters.update { $0.clientsConnected += 1 }
+            counters.update { $0.clientsOpened += 1; $0.clientsOpen += 1 }
             continuation.onTermination = { [weak self] _ in self?.unsubscribe(result!.id) }
         }
         return result
@@ -112,6 +112,7 @@ public final class EventFeed: @unchecked Sendable {
 
     public func unsubscribe(_ id: Int) {
         let c = lock.withLock { clients.removeValue(forKey: id) }
+        if c != nil { counters.update { $0.clientsOpen -= 1 } }
         c?.continuation.finish()
     }
 
@@ -122,6 +123,7 @@ public final class EventFeed: @unchecked Sendable {
             clients.removeAll()
             return a
         }
+        counters.update { $0.clientsOpen -= all.count }
         for c in all { c.continuation.finish() }
     }
 

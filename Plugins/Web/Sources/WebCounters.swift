@@ -3,8 +3,10 @@ import LocusCore
 /// What a `web` sink did since it started (`locus ctl status`, metrics). `dropped_*` fields
 /// also appear among the daemon's drop counters and in `status.drops`.
 public struct WebCounters: ZeroedCounters, Equatable {
-    /// Event streams opened (SSE and WebSocket).
-    public var clientsConnected = 0
+    /// Event streams opened since the sink started (SSE and WebSocket).
+    public var clientsOpened = 0
+    /// Event streams open now.
+    public var clientsOpen = 0
     /// Event streams refused: max_clients reached.
     public var clientsRefused = 0
     /// Requests refused for a missing or wrong token.

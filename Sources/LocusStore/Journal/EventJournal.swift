@@ -28,6 +28,11 @@ public final class EventJournal: MessageJournal, @unchecked Sendable {
     private var buffered = 0
     private var lastMaintenance: Int64 = 0
     private var lastErrorText: String?
+    /// While writes fail: when to try again and the wait after that. Until then commits count
+    /// their messages as not written without touching the disk.
+    private var retry: (atMs: Int64, backoffMs: Int64)?
+    static let firstRetryMs: Int64 = 100
+    static let longestRetryMs: Int64 = 5_000
 
     private let statsLock = NSLock()
     private var stats = JournalStatistics()
@@ -75,15 +80,35 @@ public final class EventJournal: MessageJournal, @unchecked Sendable {
         let count = buffered
         let first = nextIndex - UInt64(count)
         defer { buffer.removeAll(keepingCapacity: buffer.capacity <= 4 << 20); buffered = 0 }
-        if fd < 0 { try? openSegment(first: first) }
-        guard fd >= 0, writeAll(buffer) else {
-            // Not written: those indices are given up (the next record gets the next one, so a
-            // reader sees the hole as a gap rather than two records with one index).
-            let text = fd < 0 ? "no segment file is open" : String(cString: strerror(errno))
+        // Not written: those indices are given up (the next record gets the next one, so a
+        // reader sees the hole as a gap rather than two records with one index).
+        func notWritten(_ text: String) -> Bool {
             statsLock.withLock { stats.notWritten += UInt64(count); lastErrorText = text }
-            // A failed write may have left part of a record: start a fresh segment next time.
-            closeSegmentFile()
             return false
+        }
+        if let retry, now() < retry.atMs { return notWritten(lastError ?? "the journal cannot be written") }
+        if fd < 0 {
+            do {
+                try openSegment(first: first)
+            } catch {
+                failed("\(error)")
+                return notWritten("\(error)")
+            }
+        }
+        guard writeAll(buffer) else {
+            let text = String(cString: strerror(errno))
+            // Take back whatever part of the batch reached the file, so the segment still ends
+            // with whole records, and try the same segment again later: a full disk must not
+            // leave a file per message behind.
+            if ftruncate(fd, off_t(segmentSize)) != 0 || lseek(fd, off_t(segmentSize), SEEK_SET) < 0 {
+                closeSegmentFile()
+            }
+            failed(text)
+            return notWritten(text)
+        }
+        if retry != nil {
+            retry = nil
+            statsLock.withLock { stats.writeError = nil; stats.writeFailingSinceMs = nil }
         }
         segmentSize += Int64(buffer.count)
         statsLock.withLock {
@@ -94,6 +119,18 @@ public final class EventJournal: MessageJournal, @unchecked Sendable {
         }
         if segmentSize >= settings.segmentBytes { roll() }
         return true
+    }
+
+    /// A write or a segment's creation failed: wait before the next try, doubling the wait up
+    /// to `longestRetryMs`, and say so in the statistics (the daemon reports it once).
+    private func failed(_ text: String) {
+        let t = now()
+        let backoff = retry.map { min($0.backoffMs * 2, Self.longestRetryMs) } ?? Self.firstRetryMs
+        retry = (t + backoff, backoff)
+        statsLock.withLock {
+            if stats.writeError == nil { stats.writeFailingSinceMs = t }
+            stats.writeError = text
+        }
     }
 
     public func maintain() {
@@ -204,8 +241,14 @@ public final class EventJournal: MessageJournal, @unchecked Sendable {
         segmentFirst = first
         segmentSize = 0
         guard writeAll(JournalRecord.segmentMagic) else {
-            closeSegmentFile()
-            throw StateStoreError(.cannotOpen, path: path, "cannot write a journal segment: \(String(cString: strerror(errno)))")
+            // Leave no file behind that holds no record (a full disk would otherwise gather
+            // one per attempt).
+            let text = String(cString: strerror(errno))
+            Glibc.close(fd)
+            fd = -1
+            unlink(path)
+            errno = 0
+            throw StateStoreError(.cannotOpen, path: path, "cannot write a journal segment: \(text)")
         }
         segmentSize = Int64(JournalRecord.segmentMagic.count)
         statsLock.withLock { stats.bytes += segmentSize; stats.segments += 1 }
@@ -220,7 +263,11 @@ public final class EventJournal: MessageJournal, @unchecked Sendable {
 
     private func roll() {
         closeSegmentFile()
-        try? openSegment(first: nextIndex)
+        do {
+            try openSegment(first: nextIndex)
+        } catch {
+            failed("\(error)")
+        }
         applyRetention(now: now())
     }
 

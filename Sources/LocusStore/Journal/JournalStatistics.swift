@@ -16,6 +16,10 @@ public struct JournalStatistics: Sendable, Equatable {
     public var segmentsDeleted: UInt64 = 0
     /// Bytes cut off the newest segment at open (a record a kill left half-written).
     public var recoveredBytes: Int64 = 0
+    /// Set while writes fail (a full disk): the error, and when (ms since 1970) the failing began.
+    /// The journal retries the same segment with backoff and creates no file meanwhile.
+    public var writeError: String?
+    public var writeFailingSinceMs: Int64?
 
     public init() {}
 }

@@ -208,13 +208,14 @@ public final class Daemon: @unchecked Sendable {
                                                     cancellationSignals: [], logger: logger)
         // Past the graceful period the group cancels every service, and past the cancellation
         // budget ServiceLifecycle aborts the process: both must cover the slowest source's stop
-        // (an exec plugin's stop_timeout between SIGTERM and SIGKILL, and reaping).
+        // (an exec plugin's stop_timeout between SIGTERM and SIGKILL, and reaping). A plugin
+        // runner abandons its plugin at its own stop budget (stop_timeout + 1 s), well before.
         let slowestStop = configuration.plugins.map { p -> Double in
             if case .source(let s) = p.instance { return s.stopTimeout }
             return 0
         }.max() ?? 0
         groupConfig.maximumGracefulShutdownDuration = .milliseconds(Int64((1.5 + slowestStop) * 1000))
-        groupConfig.maximumCancellationDuration = .milliseconds(Int64((0.4 + slowestStop) * 1000))
+        groupConfig.maximumCancellationDuration = .milliseconds(Int64((PluginRunner.stopBudgetMargin + 2 + slowestStop) * 1000))
         let group = ServiceGroup(configuration: groupConfig)
         let stopAtOnce = groupLock.withLock {
             self.group = group

@@ -17,7 +17,9 @@ import ServiceLifecycle
 /// On graceful shutdown sources are cancelled; services and sinks drain what their sockets
 /// already hold, then return — a service still draining when the group cancels it stops at the
 /// next message. The group shuts services down in reverse order of the list the
-/// runtime builds (sources first, hub last).
+/// runtime builds (sources first, hub last). A plugin still running `stopBudget` seconds after
+/// it was cancelled (stuck in a call that does not look at cancellation) is abandoned: reported
+/// `failed`, logged, and left to the process's exit, so the daemon still stops cleanly.
 public final class PluginRunner: Service, @unchecked Sendable {
     public let plugin: ConfiguredPlugin
     let bus: any BusAttachment
@@ -44,6 +46,10 @@ public final class PluginRunner: Service, @unchecked Sendable {
     private var gated: DeliveryGate.Subscriber?
     /// What the plugin published.
     let tally: PublishTally
+    /// Seconds a plugin may take to stop once cancelled before it is abandoned: a source's own
+    /// `stopTimeout` (an exec plugin's SIGTERM-to-SIGKILL wait) plus one second.
+    let stopBudget: Double
+    static let stopBudgetMargin = 1.0
     /// The instance running now (for its counters).
     private var runningInstance: PluginInstance?
 
@@ -59,6 +65,11 @@ public final class PluginRunner: Service, @unchecked Sendable {
         self.logger = plugin.setup.logger
         self.outlet = try bus.makeOutlet(for: plugin.id)
         self.tally = PublishTally(gate: gate)
+        if case .source(let s) = plugin.instance {
+            stopBudget = s.stopTimeout + Self.stopBudgetMargin
+        } else {
+            stopBudget = Self.stopBudgetMargin
+        }
         self.publisher = EventPublisher(producer: plugin.id, outlet: outlet, observer: tally)
         if case .service(let s) = plugin.instance, let commandable = s as? any CommandableService {
             commands = commandable.commands
@@ -114,15 +125,44 @@ public final class PluginRunner: Service, @unchecked Sendable {
 
     public func run() async throws {
         defer { outlet.close() }
-        await withGracefulShutdownHandler {
-            await supervise()
-        } onGracefulShutdown: { [self] in
-            beginShutdown()
+        let race = StopRace()
+        // The work runs in a task of its own, so that one stuck past its budget can be left
+        // behind; it inherits the task-locals (graceful shutdown) but not cancellation, which
+        // is passed on by hand.
+        let work = Task { [self] in
+            await withGracefulShutdownHandler {
+                await supervise()
+            } onGracefulShutdown: { [self] in
+                beginShutdown()
+            }
+            race.finished()
+        }
+        let finished = await withTaskCancellationHandler {
+            await race.wait()
+        } onCancel: { [self] in
+            work.cancel()
+            race.startBudget(stopBudget)
+        }
+        guard finished else {
+            abandon()
+            return
         }
         lock.withLock { supervisionEnded = true }
         // Stopped ahead of the group (sources stop together, see `SourcesStopper`): the group
         // takes any service returning before it was asked as a failure, so wait to be asked.
         if lock.withLock({ stoppedAhead }) { try? await gracefulShutdown() }
+    }
+
+    /// Gives up on a plugin that did not stop within its budget: it keeps running until the
+    /// process exits, but nothing waits for it (its outlet is closed: what it still publishes
+    /// is dropped with a warning).
+    func abandon() {
+        let reason = "abandoned: still running \(stopBudget) s after it was told to stop (stuck in a call that does not check for cancellation)"
+        logger.error("plugin did not stop in time; the daemon stops without it", metadata: [
+            "plugin": "\(plugin.id)", "budget_seconds": "\(stopBudget)"])
+        report(.failed, reason: reason)
+        commandInbox?.refuse(Self.stoppingReason(plugin.id))
+        lock.withLock { supervisionEnded = true }
     }
 
     /// Stops the plugin now, before the group's graceful shutdown reaches it.

@@ -119,3 +119,53 @@ import Testing
         #expect(await daemon.terminate().status == 0)
     }
 }
+
+/// Issue 29 item 1: four polygons of 30,000 vertices added with `region add`, a restart, and a
+/// SIGTERM one second after it: the daemon died with "Fatal error: Cancellation took longer
+/// than allowed" (SIGILL) after 7.7 s, its region service still checking the restored polygons
+/// pair by pair, and `region list` meanwhile said "did not get to … within 5 s".
+@Suite(.serialized) struct RegionLargePolygonRestartTests {
+    /// A closed ring of `n` vertices around Cerknica, written as the probe wrote it.
+    static func ring(_ n: Int, offset: Double) -> String {
+        let points = (0 ... n).map { k -> String in
+            let a = Double(k % n) / Double(n) * 2 * .pi
+            let r = 0.01 * (1 + 0.2 * sin(23 * a))
+            return String(format: "[%.5f,%.5f]", 14.3 + offset + r * cos(a), 45.77 + r * sin(a))
+        }
+        return #"{"type":"Polygon","coordinates":[["# + points.joined(separator: ",") + "]]}"
+    }
+
+    @Test func largeStoredPolygonsRestoreQuicklyAndASigtermDuringTheRestartExitsCleanly() async throws {
+        let dir = E2E.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try RegionControlTests.config(dir).write(toFile: dir + "/config.yaml", atomically: true, encoding: .utf8)
+        let env = ["LOCUS_RUNTIME_DIR": dir, "LOCUS_STATE_DIR": dir]
+        var daemon = try ChildProcess(E2E.binary, ["run", dir + "/config.yaml"], directory: dir, environment: env)
+        defer { daemon.kill9() }
+        #expect(await waitUntil(timeout: 20) { FileManager.default.fileExists(atPath: dir + "/control.sock") }, "\(daemon.stderr)")
+        try await Task.sleep(nanoseconds: 500_000_000)
+        for k in 0 ..< 4 {
+            try Self.ring(30_000, offset: 0.05 * Double(k + 1)).write(toFile: dir + "/ring\(k).json", atomically: true, encoding: .utf8)
+            let add = try await RegionControlTests.ctl(dir, ["region", "add", "id=big\(k)", "geometry=@\(dir)/ring\(k).json"])
+            #expect(add.status == 0, "\(add.stdout.prefix(300))\(add.stderr.prefix(300))")
+        }
+        var stop = await daemon.terminate(timeout: 20)
+        #expect(stop.status == 0, "\(daemon.stderr.suffix(2000))")
+
+        // SIGTERM one second after the start, while the region service restores 120,000 vertices.
+        daemon = try ChildProcess(E2E.binary, ["run", dir + "/config.yaml"], directory: dir, environment: env)
+        try await Task.sleep(nanoseconds: 1_000_000_000)
+        stop = await daemon.terminate(timeout: 20)
+        #expect(stop.status == 0, "exit \(String(describing: stop.status)) after \(stop.seconds) s: \(daemon.stderr.suffix(2000))")
+        #expect(!daemon.stderr.contains("Fatal error"), "\(daemon.stderr.suffix(2000))")
+
+        // And once restored, the conditions answer within the control timeout (5 s).
+        daemon = try ChildProcess(E2E.binary, ["run", dir + "/config.yaml"], directory: dir, environment: env)
+        #expect(await waitUntil(timeout: 20) { FileManager.default.fileExists(atPath: dir + "/control.sock") }, "\(daemon.stderr)")
+        let list = try await RegionControlTests.ctl(dir, ["region", "list"])
+        #expect(list.status == 0, "\(list.stdout.prefix(500))\(list.stderr.prefix(500))")
+        #expect(try await RegionControlTests.listedIDs(dir) == ["big0", "big1", "big2", "big3", "home"])
+        stop = await daemon.terminate(timeout: 20)
+        #expect(stop.status == 0, "\(daemon.stderr.suffix(2000))")
+    }
+}

@@ -117,6 +117,10 @@ enum CommandTestPlugins {
 
         mutating func receive(_ message: BusMessage, output: inout ServiceOutput) throws {
             if bench.crashing { throw Crash() }
+            if bench.stuck > 0 {
+                bench.insideStuckReceive = true
+                _ = bench.unstick.wait(timeout: .now() + bench.stuck)
+            }
             guard let ping = message.payload(TestPing.self) else { return }
             now = message.time
             seen += 1
@@ -205,6 +209,23 @@ final class CommandTestBench: @unchecked Sendable {
         get { lock.withLock { _crashing } }
         set { lock.withLock { _crashing = newValue } }
     }
+
+    /// Seconds the counter spends inside `receive` for each ping, blind to cancellation (a
+    /// service restoring a large store); 0: none.
+    var stuck: Double {
+        get { lock.withLock { _stuck } }
+        set { lock.withLock { _stuck = newValue } }
+    }
+    private var _stuck = 0.0
+    /// Set once the counter is inside such a `receive`.
+    var insideStuckReceive: Bool {
+        get { lock.withLock { _inside } }
+        set { lock.withLock { _inside = newValue } }
+    }
+    private var _inside = false
+    /// Ends a stuck `receive` early (a test's cleanup: an abandoned plugin's thread would
+    /// otherwise hold one of the few cooperative threads into the next tests).
+    let unstick = DispatchSemaphore(value: 0)
 
     func record(_ m: BusMessage) { lock.withLock { _recorded.append(m) } }
     var recorded: [BusMessage] { lock.withLock { _recorded } }

@@ -67,4 +67,62 @@ struct PluginRunnerShutdownTests {
         #expect(took < .milliseconds(300), "took \(took) after cancellation, having seen \(seen.value) of 2000 messages")
         #expect(seen.value < 1_000)
     }
+
+    /// Issue 29 item 1: a service inside one long `receive` (restoring 120,000 polygon vertices)
+    /// when SIGTERM came held the stop past ServiceLifecycle's cancellation budget, and the
+    /// process died with "Fatal error: Cancellation took longer than allowed" (SIGILL). The
+    /// runner abandons a plugin past its stop budget, reports it, and the daemon stops cleanly.
+    @Test func aServiceStuckInReceiveIsAbandonedAndTheDaemonStillStops() async throws {
+        let bench = CommandTestBench()
+        let daemon = try await RunningDaemon.start("""
+            sources:
+              - {type: test-feeder, id: feed, bench: \(bench.id)}
+            services:
+              - {type: test-counter, id: counter, bench: \(bench.id)}
+            """)
+        bench.stuck = 8
+        bench.ping(1...1)
+        for _ in 0 ..< 500 where !bench.insideStuckReceive { try await Task.sleep(nanoseconds: 10_000_000) }
+        #expect(bench.insideStuckReceive, "the service never received the ping")
+        let asked = ContinuousClock.now
+        await daemon.daemon.shutdown()
+        // Without the abandonment this traps the whole test process (SIGILL) after ~1.9 s.
+        try await daemon.task.value
+        let took = asked.duration(to: .now)
+        // The graceful period (1.5 s), then the runner's stop budget (1 s), not the 8 s receive.
+        #expect(took < .seconds(5), "took \(took)")
+        bench.unstick.signal()
+        try? FileManager.default.removeItem(atPath: daemon.directory)
+    }
+
+    /// The runner alone: cancelled while its service is stuck, it returns after its budget and
+    /// reports the plugin failed (abandoned).
+    @Test func theRunnerReturnsAfterItsStopBudgetAndReportsTheAbandonment() async throws {
+        struct Stuck: ServicePlugin {
+            let inside: Counter
+            let unstick: DispatchSemaphore
+            var subscriptions: [String] { ["test.ping"] }
+            var produces: [String] { [] }
+            mutating func receive(_ message: BusMessage, output: inout ServiceOutput) throws {
+                inside.add()
+                _ = unstick.wait(timeout: .now() + 6)
+            }
+        }
+        let bus = PluginRunnerCommandTests.MemoryBus()
+        let inside = Counter()
+        let unstick = DispatchSemaphore(value: 0)
+        defer { unstick.signal() }
+        let runner = try runner(.service(Stuck(inside: inside, unstick: unstick)), bus: bus)
+        bus.ping(1)
+        let task = Task { try await runner.run() }
+        for _ in 0 ..< 500 where inside.value == 0 { try await Task.sleep(nanoseconds: 10_000_000) }
+        #expect(inside.value == 1)
+        let cancelled = ContinuousClock.now
+        task.cancel()
+        _ = try? await task.value
+        let took = cancelled.duration(to: .now)
+        #expect(took >= .milliseconds(900) && took < .milliseconds(2500), "took \(took)")
+        let state = runner.status.snapshot.first { $0.plugin == "slow" }
+        #expect(state?.state == .failed && state?.reason?.hasPrefix("abandoned") == true, "\(String(describing: state))")
+    }
 }

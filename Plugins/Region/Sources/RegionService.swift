@@ -290,7 +290,11 @@ public struct RegionService: CommandableService, DeviceKeyedService {
         let s = try ServiceStateStore(path: databasePath, kind: "region")
         let restoredSet = try s.restoreConditions(
             configured: configured, id: \.id,
-            runtime: { try RegionCondition(definition: $0, origin: .runtime) }, record: ConditionRecord.init(json:),
+            runtime: {
+                // Many large polygons take a while: a stop asked meanwhile is not kept waiting.
+                if Task.isCancelled { throw CancellationError() }
+                return try RegionCondition(definition: $0, origin: .runtime)
+            }, record: ConditionRecord.init(json:),
             unchanged: { $0.fingerprint == $1.fingerprint },
             unreadable: { key, error in
                 logger.error("stored region cannot be read; dropped", metadata: ["region": "\(key)", "error": "\(error)"])

@@ -1,3 +1,5 @@
+import LocusCore
+
 /// Checks endpoint strings before they reach libzmq, whose own errors ("Invalid argument")
 /// do not say what is wrong.
 public enum Endpoint {
@@ -71,30 +73,21 @@ public enum Endpoint {
         return .tcp(host: host, port: port)
     }
 
+    /// `*`, `[IPv6]`, or what `HostAddress.isValidHost` takes.
     static func isValidHost(_ host: String) -> Bool {
         if host == "*" { return true }
         if host.hasPrefix("[") {
             guard host.hasSuffix("]"), host.count > 2 else { return false }
             let inner = host.dropFirst().dropLast()
-            return inner.contains(":") && inner.utf8.allSatisfy { isHex($0) || $0 == 0x3A || $0 == 0x2E }
+            return inner.contains(":") && HostAddress.isValidHost(inner)
         }
-        let labels = host.split(separator: ".", omittingEmptySubsequences: false)
-        if labels.count == 4, labels.allSatisfy({ !$0.isEmpty && $0.utf8.allSatisfy { $0 >= 0x30 && $0 <= 0x39 } }) {
-            return labels.allSatisfy { $0.count <= 3 && Int($0)! <= 255 }
-        }
-        guard host.utf8.count <= 253 else { return false }
-        return labels.allSatisfy { label in
-            !label.isEmpty && label.utf8.count <= 63 && label.first != "-" && label.last != "-"
-                && label.utf8.allSatisfy { isAlphanumeric($0) || $0 == 0x2D || $0 == 0x5F }
-        }
+        return !host.contains(":") && HostAddress.isValidHost(Substring(host))
     }
 
-    private static func isHex(_ c: UInt8) -> Bool {
-        (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x46) || (c >= 0x61 && c <= 0x66)
-    }
-
-    private static func isAlphanumeric(_ c: UInt8) -> Bool {
-        (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5A) || (c >= 0x61 && c <= 0x7A)
+    /// True for a tcp endpoint whose host is loopback by `HostAddress.isLoopback`'s rule.
+    public static func isLoopback(_ text: String) -> Bool {
+        guard case .tcp(let host, _)? = try? validate(text) else { return false }
+        return HostAddress.isLoopback(Substring(host))
     }
 }
 

@@ -234,28 +234,13 @@ enum ConfigEndpoint {
 
     /// `*`, an IPv4 address, or a host/interface name of letters, digits, '-', '_' and '.'.
     static func isValidHost(_ host: Substring) -> Bool {
-        if host == "*" { return true }
-        guard !host.isEmpty, host.utf8.count <= 253 else { return false }
-        let labels = host.split(separator: ".", omittingEmptySubsequences: false)
-        if labels.allSatisfy({ $0.allSatisfy { $0.isASCII && $0.isNumber } }) {
-            // Looks numeric: must be a dotted quad.
-            return labels.count == 4 && labels.allSatisfy { !$0.isEmpty && $0.count <= 3 && Int($0)! <= 255 }
-        }
-        return labels.allSatisfy { label in
-            !label.isEmpty && label.count <= 63 && !label.hasPrefix("-")
-                && label.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }
-        }
+        host == "*" || (!host.contains(":") && HostAddress.isValidHost(host))
     }
 
-    /// True for tcp endpoints on a loopback address or name (127.0.0.0/8, `localhost`, `[::1]`,
-    /// the `lo` interface); false for wildcards and every other host.
-    static func isLoopback(_ endpoint: String) -> Bool {
-        guard endpoint.hasPrefix("tcp://"), let colon = endpoint.lastIndex(of: ":") else { return false }
-        let host = endpoint[endpoint.index(endpoint.startIndex, offsetBy: 6)..<colon]
-        if host == "localhost" || host == "[::1]" || host == "lo" { return true }
-        let parts = host.split(separator: ".", omittingEmptySubsequences: false)
-        return parts.count == 4 && parts[0] == "127" && parts.allSatisfy { Int($0).map { (0...255).contains($0) } ?? false }
-    }
+    /// True for tcp endpoints whose host is loopback by `HostAddress.isLoopback`'s rule (literal
+    /// 127.0.0.0/8 or ::1, `localhost`, the `lo` interface); false for wildcards and every
+    /// other host, names that merely look like 127.x included.
+    static func isLoopback(_ endpoint: String) -> Bool { Endpoint.isLoopback(endpoint) }
 
     /// A bind endpoint turned into one a client can connect to (`*`/`0.0.0.0` → `127.0.0.1`, `[::]` → `[::1]`).
     static func connectable(_ endpoint: String) -> String {

@@ -222,4 +222,29 @@ import Testing
         feed.cancel()
         #expect(await waitUntil(timeout: 2) { feed.decoderFinished })
     }
+
+    /// Issue 29 item 8: `speed: max, loop: true` over a 294-message NMEA log grew by about one
+    /// file's size per pass (39 → 510 MB in 60 s). Each pass's decoder feed must be released
+    /// when the pass ends, with its thread, its file descriptor and its buffers.
+    @Test func aLoopingDecodedReplayReleasesEachPass() async throws {
+        func openDescriptors() -> Int { (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count) ?? 0 }
+        weak var released: DecodeFeed?
+        do {
+            let feed = DecodeFeed()
+            released = feed
+            feed.start(path: Self.nmea, format: nil, options: .init(source: "x"))
+            while case .observation = try await feed.next() {}
+            feed.cancel()
+        }
+        #expect(await waitUntil(timeout: 2) { released == nil }, "a finished feed is still alive")
+        let before = openDescriptors()
+        let source = ReplaySource(configuration: .with { $0.file = Self.nmea; $0.speed = .max; $0.loop = true }, path: Self.nmea)
+        let harness = PluginHarness()
+        let task = Task { try await source.run(context: harness.context) }
+        #expect(try await waitUntil(timeout: 20) { try harness.published().count > 30_000 })
+        // Many passes in: the descriptors each pass opened are closed again.
+        #expect(openDescriptors() <= before + 2, "\(openDescriptors()) descriptors open, \(before) before")
+        task.cancel()
+        _ = try? await task.value
+    }
 }

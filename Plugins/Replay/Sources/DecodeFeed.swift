@@ -20,11 +20,12 @@ final class DecodeFeed: @unchecked Sendable {
     private var finished: Result<(warnings: [String], statistics: DecodeStatistics), Error>?
     private var cancelled = false
     private var waiter: CheckedContinuation<Void, Never>?
-    private var thread: Thread?
 
     init(capacity: Int = 256) { self.capacity = max(1, capacity) }
 
-    /// Starts decoding `path` on a new thread.
+    /// Starts decoding `path` on a new thread. The thread holds the feed until it returns; the
+    /// feed does not hold the thread (Foundation's `Thread` keeps its closure for its own life,
+    /// so the two would keep each other, and a looping replay leaked a feed per pass).
     func start(path: String, format: RecordingFormat?, options: DecodeOptions) {
         let t = Thread { [self] in
             do {
@@ -37,7 +38,6 @@ final class DecodeFeed: @unchecked Sendable {
             }
         }
         t.name = "locus.replay.decode"
-        thread = t
         t.start()
     }
 

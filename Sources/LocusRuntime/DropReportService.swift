@@ -8,7 +8,8 @@ import ServiceLifecycle
 /// once per `interval` seconds of wall time, never when nothing was dropped. Subscribers (and
 /// the log, at warning level) learn of losses without polling `locus ctl status`.
 ///
-/// It also reports the journal's health once per change, on `status.locus.journal`: `failed`
+/// After an interval with drops, the first quiet one gives freed memory back to the system
+/// (`FloodMemoryTrim`). It also reports the journal's health once per change, on `status.locus.journal`: `failed`
 /// with the error when writes begin to fail (a full disk), `running` when they succeed again.
 final class DropReportService: Service, @unchecked Sendable {
     static let topic = "status.locus.drops"
@@ -34,6 +35,7 @@ final class DropReportService: Service, @unchecked Sendable {
         var last: [String: UInt64] = [:]
         var since = ContinuousClock.now
         var journalError: String?
+        var trim = FloodMemoryTrim()
         while !Task.isCancelled {
             do {
                 try await Task.sleep(nanoseconds: UInt64(interval * 1e9))
@@ -55,6 +57,10 @@ final class DropReportService: Service, @unchecked Sendable {
             let totals = current.dropCounters
             let moved = Self.increments(from: last, to: totals)
             last = totals
+            if trim.intervalEnded(dropsMoved: !moved.isEmpty) {
+                let rss = FloodMemoryTrim.trim()
+                logger.info("gave memory back after a flood", metadata: ["resident_kb_before": "\(rss.before)", "resident_kb_after": "\(rss.after)"])
+            }
             guard !moved.isEmpty else { continue }
             let d = since.duration(to: now)
             since = now

@@ -98,6 +98,11 @@ struct WebGatewayUnitTests {
         #expect(bytes.counters.counters.clientsCutOff == 1)
         #expect(bytes.counters.counters.droppedSlowClient == 4, "three 1.05 KB events fit in 4 KiB, the fourth did not")
         #expect(await stalled.outbox.next() == nil)
+        // One event larger than the whole buffer still goes to a client with nothing waiting.
+        let huge = try #require(bytes.subscribe(topics: nil, withHistory: false))
+        bytes.add(FeedItem(id: 11, topic: "obs.fix.gps0", body: Array(("{\"pad\":\"" + String(repeating: "x", count: 8000) + "\"}").utf8)))
+        #expect(bytes.counters.counters.clientsCutOff == 1)
+        #expect(await huge.outbox.next()?.count == 1)
     }
 
     /// Issue 29, item 6: the history is encoded once and shared: two clients that ask for it

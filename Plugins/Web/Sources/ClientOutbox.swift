@@ -34,12 +34,15 @@ public final class ClientOutbox: @unchecked Sendable {
     }
 
     /// Queues `delivery`; `.full` (nothing queued) when that would take the client past a
-    /// bound.
+    /// bound (a delivery larger than `maxBytes` passes when nothing else waits).
     func offer(_ delivery: EventFeed.Delivery) -> Offer {
         let bytes = Self.bytes(of: delivery)
         let (result, wake) = lock.withLock { () -> (Offer, (CheckedContinuation<[EventFeed.Delivery]?, Never>, [EventFeed.Delivery])?) in
             guard !finished else { return (.closed, nil) }
-            if queue.count - head >= maxEvents || queuedBytes + takenBytes + bytes > maxBytes { return (.full, nil) }
+            let waiting = queuedBytes + takenBytes
+            // One event larger than the whole bound (the hub allows 256 KiB) still goes to a
+            // client with nothing waiting.
+            if queue.count - head >= maxEvents || (waiting > 0 && waiting + bytes > maxBytes) { return (.full, nil) }
             queue.append(delivery)
             queuedBytes += bytes
             guard let w = waiter else { return (.queued, nil) }

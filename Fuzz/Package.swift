@@ -4,7 +4,8 @@ import PackageDescription
 /// libFuzzer targets for Locus's readers of outside bytes: the NMEA 0183 decoder and the
 /// recording readers (GPX, gpsd JSON, Locus recordings), the journal's record reader, the catch-up socket's request parser,
 /// control requests (with the region service's commands), envelopes and payloads at the hub (and their precision
-/// reduction), CURVE certificate files, and MQTT messages (the mqtt source's reader, the sink's OwnTracks form). A package of its own because the
+/// reduction), CURVE certificate files, MQTT messages (the mqtt source's reader, the sink's OwnTracks form), and what web clients
+/// send: requests (queries, WebSocket requests), request heads and WebSocket frames. A package of its own because the
 /// executables only link with `-sanitize=fuzzer` (which brings libFuzzer's runtime), so the root
 /// package's plain `swift build` must not see them. Build and run with `Fuzz/run-fuzz.sh`; see
 /// README.md.
@@ -25,9 +26,14 @@ let package = Package(
         .executable(name: "locus-certificate-fuzz", targets: ["LocusCertificateFuzz"]),
         .executable(name: "locus-mqtt-fuzz", targets: ["LocusMQTTFuzz"]),
         .executable(name: "locus-web-fuzz", targets: ["LocusWebFuzz"]),
+        .executable(name: "locus-webhead-fuzz", targets: ["LocusWebHeadFuzz"]),
+        .executable(name: "locus-webframe-fuzz", targets: ["LocusWebFrameFuzz"]),
     ] + readers.map { .executable(name: $0.product, targets: [$0.target]) },
     dependencies: [
         .package(name: "Locus", path: ".."),
+        // The web gateway's targets run NIO's HTTP/1 and WebSocket decoders on an EmbeddedChannel
+        // (the same package Locus's web sink builds on).
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.3"),
     ],
     targets: [
         .systemLibrary(name: "CLibFuzzer"),
@@ -64,6 +70,26 @@ let package = Package(
         .executableTarget(
             name: "LocusWebFuzz",
             dependencies: ["CLibFuzzer", .product(name: "LocusWebRequests", package: "Locus"), .product(name: "LocusCore", package: "Locus")]
+        ),
+        .target(name: "LocusWebFuzzSupport"),
+        .executableTarget(
+            name: "LocusWebHeadFuzz",
+            // LocusDaemon brings every built-in plugin, the web sink (LocusWeb) among them.
+            dependencies: [
+                "CLibFuzzer", "LocusWebFuzzSupport",
+                .product(name: "LocusDaemon", package: "Locus"), .product(name: "LocusCore", package: "Locus"),
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]
+        ),
+        .executableTarget(
+            name: "LocusWebFrameFuzz",
+            dependencies: [
+                "CLibFuzzer", "LocusWebFuzzSupport",
+                .product(name: "LocusDaemon", package: "Locus"),
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
+            ]
         ),
         .executableTarget(
             name: "LocusCertificateFuzz",

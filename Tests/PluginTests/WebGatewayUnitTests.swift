@@ -2,6 +2,7 @@ import Foundation
 import LocusCore
 @testable import LocusWeb
 import LocusWebRequests
+import NIOCore
 import Testing
 
 /// The web gateway's parts without a network: what clients send (queries, WebSocket requests,
@@ -55,32 +56,91 @@ struct WebGatewayUnitTests {
         #expect(!String(decoding: FeedItem(id: nil, topic: "obs.fix.gps0", body: Array("{}".utf8)).sseFrame, as: UTF8.self).contains("id:"))
     }
 
-    /// A client that does not read keeps at most `queueLimit` events; the rest are dropped and
-    /// counted, and other clients get everything.
-    @Test func aSlowClientsQueueIsBoundedAndItsDropsCounted() async throws {
+    /// Issue 29, item 6: a client that falls `queueLimit` events or `bufferLimit` bytes behind
+    /// is cut off (its outbox ends, its connection is closed) and counted, with the events it
+    /// was waiting for; a client that reads gets everything.
+    @Test func aClientPastItsBoundIsCutOffAndCounted() async throws {
+        final class Closed: @unchecked Sendable {
+            let lock = NSLock()
+            var count = 0
+            func close() { lock.withLock { count += 1 } }
+        }
+        let closed = Closed()
         let feed = EventFeed(historyLimit: 3, queueLimit: 5, maxClients: 2)
-        let slow = try #require(feed.subscribe(topics: nil, withHistory: false))
+        let slow = try #require(feed.subscribe(topics: nil, withHistory: false, close: { closed.close() }))
         let fast = try #require(feed.subscribe(topics: ["region."], withHistory: false))
         #expect(feed.subscribe(topics: nil, withHistory: false) == nil)
         #expect(feed.counters.counters.clientsRefused == 1)
-        var got: [String] = []
-        var fastIterator = fast.stream.makeAsyncIterator()
+        var got: [UInt64] = []
         for k in 0..<20 {
             feed.add(FeedItem(id: UInt64(k), topic: k % 2 == 0 ? "region.enter.a" : "obs.fix.gps0", body: Array("{}".utf8)))
-            if k % 2 == 0, case .event(let item)? = await fastIterator.next() { got.append("\(item.id!)") }
+            if k % 2 == 0, let batch = await fast.outbox.next() {
+                for case .event(let item) in batch { got.append(item.id!) }
+                fast.outbox.written()
+            }
         }
-        #expect(got.count == 10)
-        #expect(feed.counters.counters.droppedSlowClient == 15)
-        #expect(feed.counters.counters.sent == 15)
-        // The slow client has the newest five.
+        #expect(got == Array(stride(from: 0, to: 20, by: 2)))
+        // The slow client took five events, the sixth cut it off: those six are lost to it.
+        #expect(closed.count == 1)
+        #expect(feed.counters.counters.clientsCutOff == 1)
+        #expect(feed.counters.counters.droppedSlowClient == 6)
+        #expect(feed.counters.counters.clientsOpen == 1)
+        #expect(await slow.outbox.next() == nil)
+        #expect(feed.clientCount == 1)
         feed.unsubscribe(fast.id)
-        feed.finishAll()
-        var held: [UInt64] = []
-        for await d in slow.stream { if case .event(let i) = d { held.append(i.id!) } }
-        #expect(held == [15, 16, 17, 18, 19])
-        // The history keeps the last three, oldest first.
-        let late = try #require(feed.subscribe(topics: nil, withHistory: true))
-        #expect(late.history.map(\.id) == [17, 18, 19] && late.journalNext == 20)
+        #expect(feed.counters.counters.clientsOpen == 0)
+
+        // In bytes: 1 KB events against a 4 KiB buffer, however many events the queue allows.
+        let bytes = EventFeed(historyLimit: 0, queueLimit: 1000, bufferLimit: 4096, maxClients: 1)
+        let stalled = try #require(bytes.subscribe(topics: nil, withHistory: false))
+        let big = Array(("{\"pad\":\"" + String(repeating: "x", count: 1000) + "\"}").utf8)
+        for k in 0..<10 { bytes.add(FeedItem(id: UInt64(k), topic: "obs.fix.gps0", body: big)) }
+        #expect(bytes.counters.counters.clientsCutOff == 1)
+        #expect(bytes.counters.counters.droppedSlowClient == 4, "three 1.05 KB events fit in 4 KiB, the fourth did not")
+        #expect(await stalled.outbox.next() == nil)
+        // One event larger than the whole buffer still goes to a client with nothing waiting.
+        let huge = try #require(bytes.subscribe(topics: nil, withHistory: false))
+        bytes.add(FeedItem(id: 11, topic: "obs.fix.gps0", body: Array(("{\"pad\":\"" + String(repeating: "x", count: 8000) + "\"}").utf8)))
+        #expect(bytes.counters.counters.clientsCutOff == 1)
+        #expect(await huge.outbox.next()?.count == 1)
+    }
+
+    /// Issue 29, item 6: the history is encoded once and shared: two clients that ask for it
+    /// get the same chunks (not copies), holding exactly the last `historyLimit` events, and
+    /// a client's topics choose among them.
+    @Test(arguments: [1, 7, 100, 1000])
+    func theHistoryIsSharedAndHoldsTheLastEvents(limit: Int) throws {
+        let feed = EventFeed(historyLimit: limit, queueLimit: 10, maxClients: 10)
+        let pad = String(repeating: "p", count: 300)
+        // Enough events for several 16 KiB chunks, some pushed out.
+        for k in 0..<700 {
+            feed.add(FeedItem(id: UInt64(k), topic: k % 3 == 0 ? "region.enter.a" : "obs.fix.gps0", body: Array("{\"k\":\"\(pad)\"}".utf8)))
+        }
+        let a = try #require(feed.subscribe(topics: nil, withHistory: true)?.history)
+        let b = try #require(feed.subscribe(topics: ["region."], withHistory: true)?.history)
+        #expect(a.chunks.count == b.chunks.count && zip(a.chunks, b.chunks).allSatisfy { $0 === $1 })
+        let kept = Array(max(0, 700 - limit)..<700).map(UInt64.init)
+        #expect(a.count == kept.count)
+        for maxBytes in [100, 4096, 16384] {
+            #expect(Self.ids(a.pieces(matching: nil, maxBytes: maxBytes), maxBytes: maxBytes) == kept)
+            #expect(Self.ids(b.pieces(matching: ["region."], maxBytes: maxBytes), maxBytes: maxBytes) == kept.filter { $0 % 3 == 0 })
+        }
+        // The history goes on after a snapshot; the snapshot does not change.
+        feed.add(FeedItem(id: 700, topic: "region.enter.a", body: Array("{}".utf8)))
+        #expect(Self.ids(a.pieces(matching: nil, maxBytes: 4096), maxBytes: 4096) == kept)
+        let c = try #require(feed.subscribe(topics: nil, withHistory: true)?.history)
+        #expect(Self.ids(c.pieces(matching: nil, maxBytes: 4096), maxBytes: 4096) == Array((kept + [700]).suffix(limit)))
+    }
+
+    /// The SSE ids in history pieces, which must each be at most `maxBytes` (or one frame).
+    static func ids(_ pieces: HistorySnapshot.Pieces, maxBytes: Int) -> [UInt64] {
+        var text = ""
+        for p in pieces {
+            #expect(p.readableBytes <= max(maxBytes, 400))
+            text += String(buffer: p)
+        }
+        #expect(text.isEmpty || text.hasSuffix("\n\n"))
+        return text.split(separator: "\n").compactMap { $0.hasPrefix("id: ") ? UInt64($0.dropFirst(4)) : nil }
     }
 
     @Test func stateAndGeoJSONFollowTheEvents() throws {

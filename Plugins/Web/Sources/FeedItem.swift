@@ -1,4 +1,5 @@
 import LocusCore
+import NIOCore
 
 /// One event as the gateway serves it: `{"topic":…,"id":…,"envelope":{…}}`, encoded once and
 /// sent to every client that wants it. `id` is the journal index when the event was journaled
@@ -23,6 +24,19 @@ public struct FeedItem: Sendable {
         w.rawValue(body.map { $0 == 0x0A || $0 == 0x0D ? 0x20 : $0 })
         w.endObject()
         json = w.bytes
+    }
+
+    /// Bytes this event takes on the wire, as a Server-Sent Events frame or a WebSocket text
+    /// message (at most a few bytes more than the latter): what a client's `client_buffer`
+    /// counts.
+    public var frameBytes: Int { json.count + (id == nil ? 8 : 33) }
+
+    /// Appends the Server-Sent Events frame (as `sseFrame`) to `buffer`.
+    public func writeSSEFrame(into buffer: inout ByteBuffer) {
+        if let id { buffer.writeString("id: \(id)\n") }
+        buffer.writeString("data: ")
+        buffer.writeBytes(json)
+        buffer.writeBytes([0x0A, 0x0A])
     }
 
     /// The Server-Sent Events frame: `id:` (when journaled) and one `data:` line.

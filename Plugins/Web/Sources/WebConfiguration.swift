@@ -24,13 +24,37 @@ public struct WebConfiguration: DeclaredConfiguration {
              check: .within(0...1_000_000))
     public var history: Int = 5000
 
-    @Setting("client_queue", "Events held for each client that reads slower than they come; more are dropped (the oldest first) and counted as dropped_slow_client.",
+    @Setting("client_queue", "Events held for each event-stream client that reads slower than they come; a client that falls further behind is cut off (its connection closed, clients_cut_off; the events it was waiting for count as dropped_slow_client). An SSE client resumes with Last-Event-ID.",
              check: .within(1...1_000_000))
     public var clientQueue: Int = 1000
+
+    @Setting("client_buffer", "Bytes held for each event-stream client (events waiting, each counted as sent, and the piece being written); past it the client is cut off as past client_queue.",
+             check: .within(4096...1_073_741_824))
+    public var clientBuffer: Int = 262_144
 
     @Setting("max_clients", "Event streams (SSE and WebSocket) served at once; more are refused with 503 and counted.",
              check: .within(1...100_000))
     public var maxClients: Int = 2000
+
+    @Setting("max_header_bytes", "Bytes of a request's head (request line and headers); a longer one is answered 431 and its connection closed (heads_too_large).",
+             check: .within(1024...1_048_576))
+    public var maxHeaderBytes: Int = 32_768
+
+    @Setting("header_timeout", "Seconds a request's head may take to arrive from its first byte; a slower one is answered 408 and its connection closed (header_timeouts).",
+             check: .above(0, unit: "s"))
+    public var headerTimeout: Double = 10
+
+    @Setting("idle_timeout", "Seconds a connection may stay open without a request in progress (after connecting, between keep-alive requests); then it is closed (idle_closed).",
+             check: .above(0, unit: "s"))
+    public var idleTimeout: Double = 60
+
+    @Setting("write_timeout", "Seconds a client may accept no bytes while some wait to be written to it; then its connection is closed (write_timeouts).",
+             check: .above(0, unit: "s"))
+    public var writeTimeout: Double = 30
+
+    @Setting("max_connections_per_address", "Connections open at once from one client address; more are answered 503 and closed (connections_refused).",
+             check: .within(1...1_000_000))
+    public var maxConnectionsPerAddress: Int = 128
 
     @Setting("keepalive", "Seconds between SSE comment lines on an idle stream, so proxies and browsers keep it open.",
              check: .above(0, unit: "s"))

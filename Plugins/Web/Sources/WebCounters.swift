@@ -13,8 +13,22 @@ public struct WebCounters: ZeroedCounters, Equatable {
     public var unauthorized = 0
     /// Events sent to clients (one per client and event).
     public var sent = 0
-    /// Events dropped for a client that read slower than they came (client_queue full).
+    /// Event streams cut off for falling client_queue events or client_buffer bytes behind.
+    public var clientsCutOff = 0
+    /// Events that were waiting for a client when it was cut off (an SSE client resumes them
+    /// from the journal with Last-Event-ID; unjournaled topics are lost to it).
     public var droppedSlowClient = 0
+    /// Connections closed because the client accepted no bytes for write_timeout seconds while
+    /// some waited.
+    public var writeTimeouts = 0
+    /// Requests whose head passed max_header_bytes: answered 431, connection closed.
+    public var headsTooLarge = 0
+    /// Connections whose request head did not arrive whole within header_timeout: answered 408, closed.
+    public var headerTimeouts = 0
+    /// Connections closed after idle_timeout seconds without a request in progress.
+    public var idleClosed = 0
+    /// Connections refused because their address had max_connections_per_address open: 503, closed.
+    public var connectionsRefused = 0
     /// Events that could not be served at the configured precision (a payload that is not an object).
     public var droppedUnreducible = 0
     /// Events a resuming client asked for that the journal no longer holds (retention).

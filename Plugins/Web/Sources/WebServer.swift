@@ -1,10 +1,13 @@
 import Foundation
 import Hummingbird
+import HummingbirdCore
 import HummingbirdWebSocket
 import LocusCore
 import LocusStore
 import LocusWebRequests
 import Logging
+import NIOCore
+import ServiceLifecycle
 
 /// The gateway's HTTP server (Hummingbird 2, with its WebSocket upgrade): the map page, `/state`,
 /// `/regions.geojson`, `/events` (Server-Sent Events, resumable through the journal) and `/ws`.
@@ -67,8 +70,8 @@ public final class WebServer: Sendable {
 
     // MARK: Routes
 
-    func router() -> Router<BasicRequestContext> {
-        let router = Router()
+    func router() -> Router<WebRequestContext> {
+        let router = Router(context: WebRequestContext.self)
         for (name, asset) in PageAssets.files {
             let path = name == "index.html" ? "/" : "/" + name
             router.get(RouterPath(path)) { [self] request, _ -> Response in
@@ -91,8 +94,8 @@ public final class WebServer: Sendable {
             guard authorized(request) else { return unauthorized() }
             return Self.json(feed.regionsGeoJSON(), type: "application/geo+json")
         }
-        router.get("/events") { [self] request, _ -> Response in
-            try events(request)
+        router.get("/events") { [self] request, context -> Response in
+            try events(request, channel: context.channel)
         }
         router.get("/metrics") { [self] request, _ -> Response in
             guard authorized(request) else { return unauthorized() }
@@ -108,7 +111,7 @@ public final class WebServer: Sendable {
 
     // MARK: Server-Sent Events
 
-    func events(_ request: Request) throws -> Response {
+    func events(_ request: Request, channel: any Channel) throws -> Response {
         let query = QueryItems.parse(request.uri.query)
         guard authorized(header: request.headers[.authorization], query: query) else { return unauthorized() }
         let (topics, bad) = QueryItems.topics(query["topics"])
@@ -119,26 +122,23 @@ public final class WebServer: Sendable {
         case .success(let n): resumeAfter = n
         case .failure(let e): return Self.text(.badRequest, e.description)
         }
-        guard let sub = feed.subscribe(topics: topics, withHistory: resumeAfter == nil && query["history"] == "1") else {
+        guard let sub = feed.subscribe(topics: topics, withHistory: resumeAfter == nil && query["history"] == "1",
+                                       close: { channel.close(promise: nil) }) else {
             return Self.text(.serviceUnavailable, "too many event streams (max_clients \(configuration.maxClients)); try again later")
         }
+        Self.unsubscribe(sub.id, from: feed, whenClosed: channel)
+        EventStreamEOF.install(on: channel)
         let feed = self.feed, filter = self.filter, journal = self.journal
         let body = ResponseBody { writer in
             defer { feed.unsubscribe(sub.id) }
             // The browser waits 2 s before reconnecting (and sends Last-Event-ID then).
             try await writer.write(ByteBuffer(string: "retry: 2000\n: locus\n\n"))
-            for item in sub.history { try await writer.write(ByteBuffer(bytes: item.sseFrame)) }
+            if let history = sub.history { try await EventStreamResponse.writeHistory(history, topics: topics, to: &writer) }
             if let after = resumeAfter, let journal {
                 try await Self.backlog(after: after, until: sub.journalNext, journal: journal, topics: topics,
                                        filter: filter, counters: feed.counters, writer: &writer)
             }
-            for await delivery in sub.stream {
-                switch delivery {
-                case .event(let item): try await writer.write(ByteBuffer(bytes: item.sseFrame))
-                case .keepalive: try await writer.write(ByteBuffer(string: ": keepalive\n\n"))
-                case .reply: break
-                }
-            }
+            try await EventStreamResponse.writeLive(sub.outbox, counters: feed.counters, to: &writer)
             try await writer.finish(nil)
         }
         return Response(status: .ok, headers: [.contentType: "text/event-stream", .cacheControl: "no-cache"], body: body)
@@ -173,10 +173,16 @@ public final class WebServer: Sendable {
                 frames += item.sseFrame
                 return true
             }
-            if !frames.isEmpty { try await writer.write(ByteBuffer(bytes: frames)) }
+            if !frames.isEmpty { try await EventStreamResponse.write(ByteBuffer(bytes: frames), to: &writer) }
             if count == 0 { break }   // nothing more written yet (or a damaged tail): live takes over
             position = outcome.next
         }
+    }
+
+    /// Ends a client's stream as soon as its connection closes: its writer may be waiting
+    /// for the next event (or keep-alive), whose write would be the first to notice.
+    static func unsubscribe(_ id: Int, from feed: EventFeed, whenClosed channel: any Channel) {
+        channel.closeFuture.whenComplete { _ in feed.unsubscribe(id) }
     }
 
     // MARK: WebSocket
@@ -184,21 +190,22 @@ public final class WebServer: Sendable {
     /// `/ws`: the client sends `{"subscribe":["region.",…]}` and `{"unsubscribe":[…]}` (text
     /// messages, at most 64 KiB); the server answers `{"subscribed":[…]}` (or `{"error":…}`) and
     /// sends each event as a text message, the same JSON as an SSE `data:` line.
-    func upgrade(_ head: HTTPRequest) -> ShouldUpgradeResult<WebSocketDataHandler<HTTP1WebSocketUpgradeChannel.Context>> {
+    func upgrade(_ head: HTTPRequest, channel: any Channel) -> ShouldUpgradeResult<WebSocketDataHandler<HTTP1WebSocketUpgradeChannel.Context>> {
         let target = QueryItems.split(target: head.path ?? "/")
         guard target.path == "/ws" else { return .dontUpgrade }
         guard authorized(header: head.headerFields[.authorization], query: QueryItems.parse(target.query)) else { return .dontUpgrade }
         let feed = self.feed
         return .upgrade([:]) { inbound, outbound, _ in
-            guard let sub = feed.subscribe(topics: [], withHistory: false) else {
+            guard let sub = feed.subscribe(topics: [], withHistory: false, close: { channel.close(promise: nil) }) else {
                 try await outbound.close(.unexpectedServerError, reason: "too many event streams")
                 return
             }
+            Self.unsubscribe(sub.id, from: feed, whenClosed: channel)
             defer { feed.unsubscribe(sub.id) }
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask {
                     var topics: [String] = []
-                    for try await message in inbound.messages(maxSize: 65536) {
+                    for try await message in inbound.messages(maxSize: Self.webSocketMaxMessageBytes) {
                         guard case .text(let text) = message else { continue }
                         let reply = WebSocketRequest.apply(text, to: &topics)
                         if reply.bad { feed.counters.update { $0.badRequests += 1 } }
@@ -208,12 +215,19 @@ public final class WebServer: Sendable {
                     feed.unsubscribe(sub.id)
                 }
                 group.addTask {
-                    for await delivery in sub.stream {
-                        switch delivery {
-                        case .event(let item): try await outbound.write(.text(String(decoding: item.json, as: UTF8.self)))
-                        case .reply(let bytes): try await outbound.write(.text(String(decoding: bytes, as: UTF8.self)))
-                        case .keepalive: break
+                    while let batch = await sub.outbox.next() {
+                        var events = 0
+                        for delivery in batch {
+                            switch delivery {
+                            case .event(let item):
+                                try await outbound.write(.text(String(decoding: item.json, as: UTF8.self)))
+                                events += 1
+                            case .reply(let bytes): try await outbound.write(.text(String(decoding: bytes, as: UTF8.self)))
+                            case .keepalive: break
+                            }
                         }
+                        sub.outbox.written()
+                        if events > 0 { feed.counters.update { $0.sent += events } }
                     }
                 }
                 try await group.next()
@@ -222,13 +236,43 @@ public final class WebServer: Sendable {
         }
     }
 
+    /// The largest WebSocket message a client may send (a subscribe request), and the largest
+    /// frame: browsers send a message as one frame. NIOWebSocket's frame decoder refuses a
+    /// longer frame before buffering it (`Fuzz/`'s `webframe` target checks that).
+    public static let webSocketMaxMessageBytes = 65536
+
     // MARK: Running
 
-    /// Serves until cancelled.
+    /// The HTTP server with the gateway's guards (`GuardedHTTPChannel`) in front of
+    /// Hummingbird's HTTP/1 with WebSocket upgrade.
+    func serverBuilder() -> HTTPServerBuilder {
+        let limits = ConnectionLimits(configuration)
+        let addresses = AddressConnectionTable(limit: limits.maxConnectionsPerAddress)
+        let counters = feed.counters
+        let http1 = HTTP1Channel.Configuration(
+            additionalChannelHandlers: [RequestLifecycleObserver()],
+            // RequestHeadGuard counts whole heads first; the decoder's own limit is the
+            // backstop for heads it does not count (pipelined requests).
+            httpDecoderConfiguration: .init(maxHeaderFieldSize: limits.maxHeaderBytes, maxHeaderListSize: limits.maxHeaderBytes))
+        let ws = WebSocketServerConfiguration(maxFrameSize: Self.webSocketMaxMessageBytes, closeTimeout: .seconds(2))
+        return HTTPServerBuilder { [self] responder in
+            GuardedHTTPChannel(
+                base: HTTP1WebSocketUpgradeChannel(responder: responder, configuration: .init(http1: http1, ws: ws)) { head, channel, _ in
+                    self.upgrade(head, channel: channel)
+                },
+                limits: limits, addresses: addresses, counters: counters)
+        }
+    }
+
+    /// Serves until cancelled. Cancelling stops the server gracefully rather than cancelling
+    /// Hummingbird's tasks (which logs "Waiting on child channel: CancellationError()" and
+    /// "Server shutdown error: Already closed" as errors on every normal stop): the event
+    /// streams end and their connections close, the listening socket closes, and the server
+    /// returns once its other connections have finished their requests.
     public func run() async throws {
         let app = Application(
             router: router(),
-            server: .http1WebSocketUpgrade { [self] head, _, _ in upgrade(head) },
+            server: serverBuilder(),
             configuration: .init(address: .hostname(address.host, port: address.port), serverName: "locus"),
             onServerRunning: { [self] channel in
                 logger.info("serving the web gateway", metadata: ["url": "http://\(address.text)/",
@@ -236,8 +280,21 @@ public final class WebServer: Sendable {
                 onRunning(pageURL)
             },
             logger: logger)
+        var groupConfiguration = ServiceGroupConfiguration(services: [app], logger: logger)
+        // A connection still busy after this (a large page on a stalled client) is cancelled.
+        groupConfiguration.maximumGracefulShutdownDuration = .seconds(5)
+        let group = ServiceGroup(configuration: groupConfiguration)
+        // Its own task, so that cancelling ours reaches the server as a graceful shutdown
+        // (below) and not as a cancellation.
+        let serving = Task { try await group.run() }
+        let feed = self.feed
         do {
-            try await app.run()
+            try await withTaskCancellationHandler {
+                try await serving.value
+            } onCancel: {
+                feed.finishAll()
+                Task { await group.triggerGracefulShutdown() }
+            }
         } catch is CancellationError {
             return
         } catch {

@@ -17,7 +17,7 @@ public struct WebSink: SinkPlugin, ReportsCounters {
 
     public func run(messages: AsyncStream<BusMessage>, context: PluginContext) async throws {
         let feed = EventFeed(historyLimit: configuration.history, queueLimit: configuration.clientQueue,
-                             maxClients: configuration.maxClients, counters: statistics)
+                             bufferLimit: configuration.clientBuffer, maxClients: configuration.maxClients, counters: statistics)
         let server = WebServer(configuration: configuration, address: address, token: token, feed: feed,
                                journal: journal, logger: context.logger)
         let filter = WebFilter(configuration)

@@ -1,0 +1,37 @@
+import HummingbirdCore
+import LocusCore
+import Logging
+import NIOCore
+
+/// Hummingbird's HTTP/1 (with WebSocket upgrade) child channel with the gateway's connection
+/// guards in front of its HTTP decoder: `AddressLimitHandler` (connections per address),
+/// `WriteStallTimeout` (clients that accept no bytes) and `RequestHeadGuard` (head size,
+/// header and idle timeouts). Hummingbird adds handlers only behind its decoder
+/// (`additionalChannelHandlers`), which never sees the raw bytes of a head; this wraps the
+/// child channel's setup to put these first. Hummingbird's per-connection logs go through
+/// `ConnectionLogHandler` (a client's failures are not the daemon's errors).
+struct GuardedHTTPChannel<Base: ServerChildChannel>: ServerChildChannel {
+    typealias Value = Base.Value
+
+    let base: Base
+    let limits: ConnectionLimits
+    let addresses: AddressConnectionTable
+    let counters: SourceCounters<WebCounters>
+
+    func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
+        do {
+            try channel.pipeline.syncOperations.addHandlers([
+                AddressLimitHandler(table: addresses, counters: counters, linger: limits.linger),
+                WriteStallTimeout(timeout: limits.writeTimeout, counters: counters),
+                RequestHeadGuard(limits: limits, counters: counters),
+            ])
+        } catch {
+            return channel.eventLoop.makeFailedFuture(error)
+        }
+        return base.setup(channel: channel, logger: logger)
+    }
+
+    func handle(value: Value, logger: Logger) async {
+        await base.handle(value: value, logger: ConnectionLogHandler.lowering(logger))
+    }
+}

@@ -2,7 +2,8 @@ import Foundation
 import Testing
 
 /// Fixes with non-finite or off-the-globe coordinates from an outside publisher never reach a
-/// service: they are counted where the service's subscription decodes them.
+/// service: the hub refuses numbers beyond any double, the service's subscription counts the
+/// coordinates off the globe.
 @Suite(.serialized) struct OutOfRangeFixTests {
     @Test func nonFiniteAndOutOfRangeFixesAreCountedAndNeverReachAService() async throws {
         let dir = E2E.temporaryDirectory()
@@ -46,7 +47,12 @@ import Testing
         let here = try #require(plugins.first { $0["plugin"] as? String == "here" })
         let received = try #require(here["received"] as? [String: Any], "\(here)")
         let dropped = try #require(received["dropped"] as? [String: Any])
-        #expect(dropped["undecodable"] as? Int == 4, "\(received)")
+        // Latitude 91 and longitude 181 are JSON the hub forwards and the subscription refuses;
+        // ±1e999 is beyond any double, and the hub itself refuses it as not_json, in whatever
+        // layout it comes (issue 29 item 5: the compact form used to pass the hub).
+        #expect(dropped["undecodable"] as? Int == 2, "\(received)")
+        let hub = try #require((reply["result"] as! [String: Any])["hub"] as? [String: Any])
+        #expect((hub["dropped"] as? [String: Any])?["not_json"] as? Int == 2, "\(hub)")
         // Nothing the service published was refused downstream (before: the sink's bad_payload).
         let archive = try #require(plugins.first { $0["plugin"] as? String == "archive" })
         let archiveDropped = try #require((archive["received"] as? [String: Any])?["dropped"] as? [String: Any], "\(archive)")

@@ -23,6 +23,14 @@ import Testing
         """
     }
 
+    static func environment(_ dir: String) -> [String: String] { ["LOCUS_RUNTIME_DIR": dir, "LOCUS_STATE_DIR": dir] }
+
+    /// Waits for a started daemon's control socket, and a moment more for its plugins.
+    static func waitForControl(_ dir: String, _ daemon: ChildProcess) async throws {
+        #expect(await waitUntil(timeout: 20) { FileManager.default.fileExists(atPath: dir + "/control.sock") }, "\(daemon.stderr)")
+        try await Task.sleep(nanoseconds: 500_000_000)
+    }
+
     static func ctl(_ dir: String, _ args: [String]) async throws -> (status: Int32, stdout: String, stderr: String) {
         try await runToEnd(E2E.binary, ["ctl"] + args + ["--endpoint", "ipc://\(dir)/control.sock", "--json"], directory: dir, timeout: 20)
     }
@@ -91,11 +99,10 @@ import Testing
         let dir = E2E.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         try RegionControlTests.config(dir).write(toFile: dir + "/config.yaml", atomically: true, encoding: .utf8)
-        let env = ["LOCUS_RUNTIME_DIR": dir, "LOCUS_STATE_DIR": dir]
+        let env = RegionControlTests.environment(dir)
         var daemon = try ChildProcess(E2E.binary, ["run", dir + "/config.yaml"], directory: dir, environment: env)
         defer { daemon.kill9() }
-        #expect(await waitUntil(timeout: 20) { FileManager.default.fileExists(atPath: dir + "/control.sock") }, "\(daemon.stderr)")
-        try await Task.sleep(nanoseconds: 500_000_000)
+        try await RegionControlTests.waitForControl(dir, daemon)
         let add = try await RegionControlTests.ctl(dir, ["region", "add", "id=shop", "lat=45.7714", "lon=14.3581", "radius=80"])
         #expect(add.status == 0, "\(add.stdout)\(add.stderr)")
         #expect(await daemon.terminate().status == 0)
@@ -139,11 +146,10 @@ import Testing
         let dir = E2E.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         try RegionControlTests.config(dir).write(toFile: dir + "/config.yaml", atomically: true, encoding: .utf8)
-        let env = ["LOCUS_RUNTIME_DIR": dir, "LOCUS_STATE_DIR": dir]
+        let env = RegionControlTests.environment(dir)
         var daemon = try ChildProcess(E2E.binary, ["run", dir + "/config.yaml"], directory: dir, environment: env)
         defer { daemon.kill9() }
-        #expect(await waitUntil(timeout: 20) { FileManager.default.fileExists(atPath: dir + "/control.sock") }, "\(daemon.stderr)")
-        try await Task.sleep(nanoseconds: 500_000_000)
+        try await RegionControlTests.waitForControl(dir, daemon)
         for k in 0 ..< 4 {
             try Self.ring(30_000, offset: 0.05 * Double(k + 1)).write(toFile: dir + "/ring\(k).json", atomically: true, encoding: .utf8)
             let add = try await RegionControlTests.ctl(dir, ["region", "add", "id=big\(k)", "geometry=@\(dir)/ring\(k).json"])

@@ -64,6 +64,14 @@ public struct ControlClientError: Error, CustomStringConvertible, Sendable, Equa
     public var endpoint: String
     public var timeout: Double
 
+    /// Public so that the other commands that connect to the daemon (`sub`, `record`) say
+    /// `.notListening` in the same words.
+    public init(kind: Kind, endpoint: String, timeout: Double) {
+        self.kind = kind
+        self.endpoint = endpoint
+        self.timeout = timeout
+    }
+
     public var description: String {
         switch kind {
         case .noReply:

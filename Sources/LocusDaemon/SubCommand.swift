@@ -14,6 +14,10 @@ struct SubscriberLoop {
     var duration: Double?
     /// Keys for CURVE endpoints (the catch-up endpoint too), nil for plain ones.
     var curve: CurveClient?
+    /// `--wait`: when nothing listens yet, wait for `locus run` instead of failing.
+    var wait = false
+    /// The command, for what is said on stderr (`locus sub: …`).
+    var command = "sub"
 
     func run(_ handle: (String, [UInt8]) throws -> Void) throws {
         try run(catchup: nil, handle)
@@ -25,6 +29,8 @@ struct SubscriberLoop {
     @discardableResult
     func run(catchup: (endpoint: String, start: CatchupStart)?, _ handle: (String, [UInt8]) throws -> Void) throws -> Bool {
         InterruptFlag.install()
+        let deadline = duration.map { Date().addingTimeInterval($0) }
+        guard try awaitHub(catchup: catchup?.endpoint, until: deadline) else { return false }
         let context = ZMQContext()
         let socket = try ZMQSocket(context: context, type: .sub)
         defer { socket.close() }
@@ -39,7 +45,6 @@ struct SubscriberLoop {
         // Last, so that once the hub has it every prefix above is active (SyncToken).
         let token = "sync." + UUID().uuidString.lowercased()
         if catchup != nil { try socket.subscribe([0] + Array(token.utf8)) }
-        let deadline = duration.map { Date().addingTimeInterval($0) }
         var received = 0
         var overlap = OverlapFilter(caughtUp: [:])
         var truncated = false
@@ -69,6 +74,22 @@ struct SubscriberLoop {
         }
         return truncated
     }
+
+    /// Throws `NotListeningError` when an ipc socket to connect to has no file; with `wait`,
+    /// says so once on stderr and waits for it instead. Returns false if Ctrl-C or the end of
+    /// `--duration` came first. Call `InterruptFlag.install()` before.
+    func awaitHub(catchup: String?, until deadline: Date?) throws -> Bool {
+        let presence = HubPresence(publish: endpoint, catchup: catchup)
+        guard let missing = presence.firstMissing() else { return true }
+        guard wait else { throw missing }
+        FileHandle.standardError.write(Data("locus \(command): \(missing.waitingDescription)\n".utf8))
+        while presence.firstMissing() != nil {
+            if InterruptFlag.isRaised { return false }
+            if let deadline, Date() >= deadline { return false }
+            usleep(100_000)
+        }
+        return true
+    }
 }
 
 /// What `sub` and `record` share: where to connect, what to select, when to stop.
@@ -85,6 +106,9 @@ struct SubscriptionOptions: ParsableArguments {
     @Option(name: .long, help: "Stop after this many seconds.")
     var duration: Double?
 
+    @Flag(name: .long, help: "If nothing listens at the endpoint yet (no socket file), wait for `locus run` to start instead of exiting 1.")
+    var wait = false
+
     @Argument(help: "Topic prefixes, e.g. obs.fix. status. (default: everything).")
     var prefixes: [String] = []
 
@@ -97,10 +121,11 @@ struct SubscriptionOptions: ParsableArguments {
     }
 
     /// The loop for these options; the endpoint defaults to where `locus run` publishes.
-    func loop() throws -> SubscriberLoop {
+    func loop(command: String) throws -> SubscriberLoop {
         let target = endpoint ?? ConfigSupport.defaultEndpoints(configPath: config).publish
         do { try Endpoint.validate(target) } catch { throw ValidationError("\(error)") }
-        return SubscriberLoop(endpoint: target, prefixes: prefixes, count: count, duration: duration, curve: try keys.client())
+        return SubscriberLoop(endpoint: target, prefixes: prefixes, count: count, duration: duration, curve: try keys.client(),
+                              wait: wait, command: command)
     }
 }
 
@@ -112,6 +137,8 @@ struct SubCommand: AsyncParsableCommand {
         With no --endpoint, connects where `locus run` publishes by default (the `hub.publish` of \
         ./config.yaml when there is one, else the runtime directory's publish.sock). Topic prefixes \
         select what to print, e.g. `locus sub obs.fix. status.`; none prints everything. Ctrl-C exits 0.
+        When nothing listens at an ipc endpoint (no socket file: `locus run` is not running), \
+        exits 1 saying so, as `locus ctl` does; --wait waits for it instead.
 
         Sequence gaps (docs/protocol.md 4.2) are reported on stderr as they happen, with a \
         summary at the end; with --json a line after a gap also carries \
@@ -142,7 +169,7 @@ struct SubCommand: AsyncParsableCommand {
 
     func run() async throws {
         let registry = ConfigSupport.registry
-        let loop = try subscription.loop()
+        let loop = try subscription.loop(command: "sub")
         let filtered = !subscription.prefixes.isEmpty && !subscription.prefixes.contains("")
         var start: CatchupStart?
         if let since {
@@ -245,7 +272,11 @@ struct RecordCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "record",
         abstract: "Record bus messages to a file (the format the replay source and `locus replay` read).",
-        discussion: "Appends one JSON line per message: {\"topic\": …, \"envelope\": …}. Ctrl-C or SIGTERM stops cleanly."
+        discussion: """
+        Appends one JSON line per message: {"topic": …, "envelope": …}. Ctrl-C or SIGTERM stops cleanly. \
+        When nothing listens at an ipc endpoint (no socket file: `locus run` is not running), \
+        exits 1 saying so, as `locus ctl` does, and creates no file; --wait waits for it instead.
+        """
     )
 
     @Option(name: .shortAndLong, help: "File to append to ('-' for standard output).")
@@ -254,7 +285,15 @@ struct RecordCommand: AsyncParsableCommand {
     @OptionGroup var subscription: SubscriptionOptions
 
     func run() async throws {
-        let loop = try subscription.loop()
+        let loop = try subscription.loop(command: "record")
+        // Before the file is created: a record that cannot start leaves no empty file behind.
+        InterruptFlag.install()
+        do {
+            guard try loop.awaitHub(catchup: nil, until: subscription.duration.map { Date().addingTimeInterval($0) }) else { return }
+        } catch {
+            FileHandle.standardError.write(Data("locus record: \(error)\n".utf8))
+            throw ExitCode(ExitStatus.failure)
+        }
         let handle: FileHandle
         if output == "-" {
             handle = FileHandle.standardOutput

@@ -112,6 +112,24 @@ import Testing
         let bad = try await runToEnd(E2E.binary, ["sub", "--since", "yesterday"], directory: dir, environment: ["LOCUS_RUNTIME_DIR": dir])
         #expect(bad.status != 0 && bad.stderr.contains("is not 'all', a time"), "\(bad.stderr)")
     }
+
+    /// Issue 30, item 2: a catch-up socket that is not there is said at once, as `ctl` says it,
+    /// not after the 15 s wait for an answer.
+    @Test func aMissingCatchUpSocketIsSaidAtOnce() async throws {
+        let dir = E2E.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try "hub:\n  journal: false\n".write(toFile: dir + "/off.yaml", atomically: true, encoding: .utf8)
+        let env = ["LOCUS_RUNTIME_DIR": dir]
+        let locus = try ChildProcess(E2E.binary, ["run", dir + "/off.yaml"], directory: dir, environment: env)
+        defer { locus.kill9() }
+        #expect(await waitUntil(timeout: 15) { FileManager.default.fileExists(atPath: dir + "/publish.sock") }, "\(locus.stderr)")
+        let run = try await runToEnd(E2E.binary, ["sub", "-e", "ipc://\(dir)/publish.sock", "--catchup-endpoint", "ipc://\(dir)/catchup.sock",
+                                                  "--since", "all"], directory: dir, environment: env, timeout: 5)
+        #expect(run.status == 1, "\(run.stderr)")
+        #expect(run.stderr == "locus sub: nothing is listening at ipc://\(dir)/catchup.sock (no socket file) — is `locus run` running?"
+                + " (The catch-up socket is there only with hub.journal on.)\n")
+        #expect(await locus.terminate().status == 0)
+    }
 }
 
 /// One daemon per journal: a second `locus run` on the same state directory stops at once,

@@ -50,13 +50,40 @@ import Testing
             start_delay: 1
         """.write(toFile: config, atomically: true, encoding: .utf8)
         // No --endpoint: `sub` finds the daemon's default endpoint from the environment.
-        let sub = try ChildProcess(E2E.binary, ["sub", "obs.fix."], directory: dir, environment: env)
+        // Started first, so --wait: without it, `sub` says nothing is listening and exits.
+        let sub = try ChildProcess(E2E.binary, ["sub", "--wait", "obs.fix."], directory: dir, environment: env)
         let locus = try ChildProcess(E2E.binary, ["run", config], directory: dir, environment: env)
         let printed = await waitUntil(timeout: 15) { sub.stdout.contains("obs.fix.gps0 [walk#") }
         #expect(printed, "\(sub.stdout) \(sub.stderr)")
         kill(sub.process.processIdentifier, SIGINT)
         #expect(await sub.wait(timeout: 2) == 0)
         #expect(await locus.terminate().status == 0)
+    }
+
+    /// Issue 30, item 2: with no daemon, `sub` and `record` say what `ctl status` says instead of
+    /// waiting silently forever, and exit 1; `record` creates no file.
+    @Test func subAndRecordWithNoDaemonSayNothingIsListening() async throws {
+        let dir = E2E.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let env = ["LOCUS_RUNTIME_DIR": dir]
+        let ctl = try await runToEnd(E2E.binary, ["ctl", "status"], directory: dir, environment: env, timeout: 10)
+        #expect(ctl.stderr == "locus ctl: nothing is listening at ipc://\(dir)/control.sock (no socket file) — is `locus run` running?\n")
+        let sub = try await runToEnd(E2E.binary, ["sub", "obs.fix."], directory: dir, environment: env, timeout: 5)
+        #expect(sub.status == 1, "\(sub.stderr)")
+        #expect(sub.stderr == "locus sub: nothing is listening at ipc://\(dir)/publish.sock (no socket file) — is `locus run` running?\n")
+        let record = try await runToEnd(E2E.binary, ["record", "--output", dir + "/rec.jsonl", "-e", "ipc://\(dir)/elsewhere.sock"],
+                                        directory: dir, environment: env, timeout: 5)
+        #expect(record.status == 1, "\(record.stderr)")
+        #expect(record.stderr == "locus record: nothing is listening at ipc://\(dir)/elsewhere.sock (no socket file) — is `locus run` running?\n")
+        #expect(!FileManager.default.fileExists(atPath: dir + "/rec.jsonl"))
+        // --wait waits, says so once, and Ctrl-C still exits 0.
+        let waiting = try ChildProcess(E2E.binary, ["sub", "--wait"], directory: dir, environment: env)
+        defer { waiting.kill9() }
+        #expect(await waitUntil(timeout: 5) { waiting.stderr.contains("waiting") }, "\(waiting.stderr)")
+        #expect(waiting.process.isRunning)
+        kill(waiting.process.processIdentifier, SIGINT)
+        #expect(await waiting.wait(timeout: 2) == 0, "\(waiting.stderr)")
+        #expect(waiting.stderr == "locus sub: nothing is listening at ipc://\(dir)/publish.sock yet (no socket file); waiting for `locus run` (--wait)\n")
     }
 
     @Test func pluginsListsEveryTypeWithKeysAndDefaults() async throws {
@@ -79,7 +106,7 @@ import Testing
             speed: max
             start_delay: 1.5
         """.write(toFile: config, atomically: true, encoding: .utf8)
-        let record = try ChildProcess(E2E.binary, ["record", "--output", dir + "/rec.jsonl", "--endpoint", "ipc://\(dir)/publish.sock", "obs.fix."], directory: dir)
+        let record = try ChildProcess(E2E.binary, ["record", "--wait", "--output", dir + "/rec.jsonl", "--endpoint", "ipc://\(dir)/publish.sock", "obs.fix."], directory: dir)
         let locus = try ChildProcess(E2E.binary, ["run", config], directory: dir, environment: env)
         let fixes = RecordedMessage.read(E2E.fixture("walk-short.jsonl")).count
         let done = await waitUntil(timeout: 20) { RecordedMessage.read(dir + "/rec.jsonl").count == fixes }

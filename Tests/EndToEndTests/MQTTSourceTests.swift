@@ -68,4 +68,45 @@ import Testing
         #expect((status["ignored"] ?? 0) > 10, "\(status)")
         #expect(!locus.stderr.contains("plugin=phones reason=") || !locus.stderr.contains("state=failed"), "\(locus.stderr)")
     }
+
+    /// Issue 30, item 3: a broker that goes away is logged with libmosquitto's real reason
+    /// ("The connection was lost.", then "Connection refused" while it stays away), for the
+    /// MQTT 5 source with a session (whose connect runs on a helper thread) as for the others;
+    /// never errno's "Success".
+    @Test func aBrokerThatGoesAwayIsLoggedWithTheRealReason() async throws {
+        let dir = E2E.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let broker = try MQTTBroker(directory: dir + "/broker")
+        try await broker.start()
+        try """
+        hub:
+          state_directory: \(dir)/state
+        sources:
+          - {type: mqtt, id: phones, port: \(broker.port), subscribe: ["owntracks/+/+"], reconnect_max: 0.5}
+          - {type: mqtt, id: phones5, port: \(broker.port), subscribe: ["owntracks/+/+"], protocol: "5", session_expiry: 60,
+             client_id: locus-test-reason, reconnect_max: 0.5}
+        sinks:
+          - {type: mqtt, id: up, port: \(broker.port), device: van7, topics: ["obs.fix."], reconnect_max: 0.5}
+          - {type: mqtt, id: up5, port: \(broker.port), device: van8, protocol: "5", topics: ["obs.fix."], reconnect_max: 0.5}
+        """.write(toFile: dir + "/config.yaml", atomically: true, encoding: .utf8)
+        let locus = try ChildProcess(E2E.binary, ["run", dir + "/config.yaml"], directory: dir, environment: ["LOCUS_RUNTIME_DIR": dir])
+        defer { locus.kill9() }
+        #expect(await waitUntil(timeout: 20) { locus.stderr.components(separatedBy: "connected to the MQTT broker").count == 5 }, "\(locus.stderr)")
+        await broker.stop()
+        let plugins = ["phones", "phones5", "up", "up5"]
+        func reasons(_ id: String) -> [String] {
+            locus.stderr.split(separator: "\n").filter { $0.contains("locus.status: plugin=\(id) reason=") }.map {
+                String($0.split(separator: " reason=", maxSplits: 1)[1].split(separator: " state=")[0])
+            }
+        }
+        #expect(await waitUntil(timeout: 20) { plugins.allSatisfy { reasons($0).contains { $0.contains("Connection refused") } } },
+                "\(locus.stderr.suffix(4000))")
+        for id in plugins {
+            let said = reasons(id)
+            #expect(said.first?.contains("The connection was lost.") == true, "\(id): \(said)")
+            #expect(said.allSatisfy { $0.contains("The connection was lost.") || $0 == "Connection refused" }, "\(id): \(said)")
+        }
+        #expect(!locus.stderr.contains("reason=Success"), "\(locus.stderr.suffix(4000))")
+        #expect(await locus.terminate().status == 0)
+    }
 }

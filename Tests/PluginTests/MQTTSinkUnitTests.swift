@@ -6,6 +6,15 @@ import Testing
 /// and which configurations are refused. Its delivery against a real broker is in
 /// EndToEndTests/MQTTSinkTests.
 struct MQTTSinkUnitTests {
+    /// Issue 30, item 3: a system call's failure is told by the errno its caller kept, not by
+    /// whatever errno this thread has now (which read "Success" in the log).
+    @Test func aSystemCallFailureIsToldByTheErrnoKept() {
+        let mosqErrErrno: Int32 = 14   // MOSQ_ERR_ERRNO
+        errno = 0
+        #expect(MosquittoClient.describe(mosqErrErrno, errno: ECONNREFUSED) == "Connection refused")
+        #expect(MosquittoClient.describe(mosqErrErrno, errno: 0) == "a system call failed (no errno kept)")
+    }
+
     @Test func thePositionOnlyMovesPastAcknowledgedRecords() {
         var w = DeliveryWindow(readNext: 10)
         #expect(w.deliveredThrough == 10)

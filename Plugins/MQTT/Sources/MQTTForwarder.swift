@@ -194,8 +194,8 @@ final class MQTTForwarder {
                 _ = client.takeEvents()
                 attemptFailed(why)
                 return
-            case .disconnected(let code):
-                if state != .down { linkLost(code == 0 ? "disconnected" : "connection lost (\(MosquittoClient.describe(code)))") }
+            case .disconnected(let code, let cause):
+                if state != .down { linkLost(code == 0 ? "disconnected" : "connection lost (\(MosquittoClient.describe(code, errno: cause)))") }
             case .published(let mid, let reason):
                 guard window.acknowledge(mid: mid) else { continue }
                 if reason >= 0x80 {

@@ -9,8 +9,9 @@ final class MosquittoClient {
     enum Event: Equatable {
         /// CONNACK: 0 = accepted; otherwise the refusal (MQTT 3.1.1 return code or MQTT 5 reason code).
         case connected(code: Int32)
-        /// The connection ended: 0 = we asked for it.
-        case disconnected(code: Int32)
+        /// The connection ended: 0 = we asked for it. `errno` is the thread's at the callback,
+        /// the cause when `code` is `MOSQ_ERR_ERRNO` (read later, errno would be another call's).
+        case disconnected(code: Int32, errno: Int32)
         /// A message left for good: QoS 0 written, QoS 1 PUBACK, QoS 2 PUBCOMP. `reason` is the
         /// MQTT 5 reason code (0 or 0x10 mean accepted; 0x80 and above, refused by the broker).
         case published(mid: Int32, reason: Int32)
@@ -53,7 +54,8 @@ final class MosquittoClient {
             Unmanaged<Inbox>.fromOpaque(obj!).takeUnretainedValue().events.append(.connected(code: rc))
         }
         mosquitto_disconnect_callback_set(h) { _, obj, rc in
-            Unmanaged<Inbox>.fromOpaque(obj!).takeUnretainedValue().events.append(.disconnected(code: rc))
+            let cause = errno
+            Unmanaged<Inbox>.fromOpaque(obj!).takeUnretainedValue().events.append(.disconnected(code: rc, errno: cause))
         }
         mosquitto_publish_v5_callback_set(h) { _, obj, mid, reason, _ in
             Unmanaged<Inbox>.fromOpaque(obj!).takeUnretainedValue().events.append(.published(mid: mid, reason: reason))
@@ -97,7 +99,8 @@ final class MosquittoClient {
     /// - Returns: nil when the attempt started, else why it could not.
     func connect(host: String, port: Int, keepalive: Int) -> String? {
         let rc = mosquitto_connect_async(handle, host, Int32(port), Int32(keepalive))
-        return rc == MOSQ_ERR_SUCCESS.rawValue ? nil : Self.describe(rc)
+        let cause = errno
+        return rc == MOSQ_ERR_SUCCESS.rawValue ? nil : Self.describe(rc, errno: cause)
     }
 
     /// An MQTT 5 connection whose session outlives it (`session_expiry` seconds): libmosquitto
@@ -107,8 +110,12 @@ final class MosquittoClient {
     /// - Returns: nil when the connection was started, else why it could not be (or "stopped").
     func connectV5(host: String, port: Int, keepalive: Int, sessionExpiry: UInt32, stop: StopSignal) -> String? {
         final class Outcome: @unchecked Sendable {
+            /// Guards `rc` and `cause`.
             let lock = NSLock()
             var rc: Int32?
+            /// The helper thread's errno after the connect: errno is per thread, and this
+            /// thread's says nothing about the helper's failed connect (it read "Success").
+            var cause: Int32 = 0
         }
         let outcome = Outcome()
         let client = self
@@ -116,14 +123,15 @@ final class MosquittoClient {
             var properties: OpaquePointer?
             _ = mosquitto_property_add_int32(&properties, Int32(MQTT_PROP_SESSION_EXPIRY_INTERVAL.rawValue), sessionExpiry)
             let rc = mosquitto_connect_bind_v5(client.handle, host, Int32(port), Int32(keepalive), nil, properties)
+            let cause = errno
             mosquitto_property_free_all(&properties)
-            outcome.lock.withLock { outcome.rc = rc }
+            outcome.lock.withLock { outcome.rc = rc; outcome.cause = cause }
         }
         helper.name = "locus-mqtt-connect"
         helper.start()
         while true {
-            if let rc = outcome.lock.withLock({ outcome.rc }) {
-                return rc == MOSQ_ERR_SUCCESS.rawValue ? nil : Self.describe(rc)
+            if let (rc, cause) = outcome.lock.withLock({ outcome.rc.map { ($0, outcome.cause) } }) {
+                return rc == MOSQ_ERR_SUCCESS.rawValue ? nil : Self.describe(rc, errno: cause)
             }
             if stop.isSet { return "stopped" }
             Thread.sleep(forTimeInterval: 0.02)
@@ -134,7 +142,8 @@ final class MosquittoClient {
     /// - Returns: nil while connected, else why the connection is gone.
     func loop(timeoutMs: Int) -> String? {
         let rc = mosquitto_loop(handle, Int32(timeoutMs), 1)
-        return rc == MOSQ_ERR_SUCCESS.rawValue ? nil : Self.describe(rc)
+        let cause = errno
+        return rc == MOSQ_ERR_SUCCESS.rawValue ? nil : Self.describe(rc, errno: cause)
     }
 
     /// Queues one message (libmosquitto copies topic and payload). With MQTT 5, `userProperty`
@@ -152,14 +161,16 @@ final class MosquittoClient {
         } else {
             rc = mosquitto_publish(handle, &mid, topic, Int32(payload.count), payload.baseAddress, qos, retain)
         }
+        let cause = errno
         if rc == MOSQ_ERR_SUCCESS.rawValue { return .success(mid) }
-        return .failure(MQTTPublishError(code: rc, text: Self.describe(rc)))
+        return .failure(MQTTPublishError(code: rc, text: Self.describe(rc, errno: cause)))
     }
 
     /// Subscribes to `filter` (a `.message` event follows for each message).
     func subscribe(_ filter: String, qos: Int32) -> String? {
         let rc = mosquitto_subscribe(handle, nil, filter, qos)
-        return rc == MOSQ_ERR_SUCCESS.rawValue ? nil : Self.describe(rc)
+        let cause = errno
+        return rc == MOSQ_ERR_SUCCESS.rawValue ? nil : Self.describe(rc, errno: cause)
     }
 
     /// Sends DISCONNECT (the broker then does not publish the will).
@@ -173,12 +184,20 @@ final class MosquittoClient {
         return inbox.events
     }
 
+    /// Call with the libmosquitto call itself as `rc`: errno is read before anything else runs.
     private func check(_ rc: Int32, _ what: String) throws {
-        guard rc == MOSQ_ERR_SUCCESS.rawValue else { throw MQTTError("cannot \(what): \(Self.describe(rc))") }
+        let cause = errno
+        guard rc == MOSQ_ERR_SUCCESS.rawValue else { throw MQTTError("cannot \(what): \(Self.describe(rc, errno: cause))") }
     }
 
-    static func describe(_ rc: Int32) -> String {
-        if rc == MOSQ_ERR_ERRNO.rawValue { return String(cString: strerror(errno)) }
+    /// libmosquitto's text for a `MOSQ_ERR_*` code; for `MOSQ_ERR_ERRNO`, the system's text for
+    /// `errno`, which the caller read on the thread that made the call, right after it
+    /// (`mosquitto_strerror` would read this thread's errno, now). Never "Success": an errno of
+    /// 0 says only that a system call failed.
+    static func describe(_ rc: Int32, errno cause: Int32) -> String {
+        if rc == MOSQ_ERR_ERRNO.rawValue {
+            return cause == 0 ? "a system call failed (no errno kept)" : String(cString: strerror(cause))
+        }
         return String(cString: mosquitto_strerror(rc))
     }
 

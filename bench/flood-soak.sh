@@ -4,10 +4,12 @@
 # SETTLE seconds after, and what the hub counted. Not part of CI.
 #
 #  ingest         malformed messages (valid JSON text, not an envelope) pushed to the ingest socket
+#  big-ingest     200 KB messages (under hub.max_message_bytes) that the hub must scan to the end
+#                 to refuse: an envelope whose payload is cut before its closing brace
 #  subscriptions  distinct subscriptions sent to the publish socket by one XSUB
 #  replay-loop    a looping speed: max replay of an NMEA log (issue 29 item 8), no client
 #
-# usage: bench/flood-soak.sh [FLOOD ...]      (default: all three)
+# usage: bench/flood-soak.sh [FLOOD ...]      (default: all four)
 # env:   LOCUS=path/to/locus (default: a release build in SCRATCH)
 #        SCRATCH=.build-release   DURATION=60   SETTLE=15
 set -euo pipefail
@@ -16,7 +18,7 @@ cd "$ROOT"
 DURATION=${DURATION:-60}
 SETTLE=${SETTLE:-15}
 FLOODS=("$@")
-[ ${#FLOODS[@]} -gt 0 ] || FLOODS=(ingest subscriptions replay-loop)
+[ ${#FLOODS[@]} -gt 0 ] || FLOODS=(ingest big-ingest subscriptions replay-loop)
 if [ -z "${LOCUS:-}" ]; then
     SCRATCH=${SCRATCH:-.build-release}
     swift build --scratch-path "$SCRATCH" -c release --product locus 2>&1 | tail -1
@@ -35,11 +37,15 @@ kind, work, duration = sys.argv[1], sys.argv[2], float(sys.argv[3])
 ctx = zmq.Context()
 end = time.time() + duration
 sent = 0
-if kind == "ingest":
+if kind in ("ingest", "big-ingest"):
     s = ctx.socket(zmq.PUB)   # the hub's ingest is an XSUB
     s.setsockopt(zmq.SNDHWM, 0)
     s.connect("ipc://%s/ingest.sock" % work)
-    body = b'{"type":"obs.fix","version":1,"producer":"flood","note":"' + b"x" * 400 + b'"}'
+    if kind == "ingest":
+        body = b'{"type":"obs.fix","version":1,"producer":"flood","note":"' + b"x" * 400 + b'"}'
+    else:
+        body = (b'{"type":"obs.fix","version":1,"producer":"flood","seq":1,"time":"2026-11-26T22:08:07.955Z",'
+                b'"payload":{"lat":1,"lon":2,"mode":"2d","note":"' + b"x" * 200_000 + b'"}')
     # Without waiting: PUB never blocks; once the hub cuts this client off, what it sends goes nowhere.
     while time.time() < end:
         try:

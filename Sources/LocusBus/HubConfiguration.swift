@@ -53,6 +53,25 @@ public struct HubConfiguration: Sendable, Equatable {
         maxMessageBytes > Int.max / 4 ? -1 : max(maxMessageBytes * 4, 64 << 20)
     }
 
+    /// What one publisher connection may have waiting in the hub's ingest queue, in bytes.
+    /// ZeroMQ bounds that queue in messages only: at `highWaterMark` (100,000) messages of up
+    /// to `maxMessageBytes` (256 KiB) one client sending faster than the hub checks could make
+    /// it hold gigabytes (issue 29: 200 KB messages took the daemon past 1 GB).
+    public static let ingestQueueBytes = 32 << 20
+    /// The fewest messages the ingest queue holds whatever `maxMessageBytes` is.
+    public static let minimumIngestQueue = 16
+
+    /// ZMQ_RCVHWM of the ingest socket: `highWaterMark`, but no more messages of
+    /// `maxMessageBytes` than fit in `ingestQueueBytes` (128 at the defaults), at least
+    /// `minimumIngestQueue`; 0 (unlimited) when `highWaterMark` is. A publisher that sends
+    /// faster than the hub takes its messages then waits in its own queue (a PUB socket drops
+    /// there, an XPUB with ZMQ_XPUB_NODROP blocks). In-process publishers are not affected:
+    /// over inproc ZeroMQ adds the sender's own `highWaterMark` to this.
+    public var ingestHighWaterMark: Int {
+        guard highWaterMark > 0 else { return 0 }
+        return min(highWaterMark, max(Self.minimumIngestQueue, Self.ingestQueueBytes / max(maxMessageBytes, 1)))
+    }
+
     /// Throws an `EndpointError` or a `LocusBusError` describing the first problem found.
     public func validate() throws {
         for e in ingestEndpoints + publishEndpoints { _ = try Endpoint.validate(e) }

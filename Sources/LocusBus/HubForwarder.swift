@@ -60,7 +60,7 @@ final class HubForwarder {
     /// Sets options and binds every endpoint. On error the caller must still call `close()`.
     func bind() throws {
         try ingest.setOption(.linger(milliseconds: 0))
-        try ingest.setOption(.receiveHighWaterMark(configuration.highWaterMark))
+        try ingest.setOption(.receiveHighWaterMark(configuration.ingestHighWaterMark))
         try ingest.setOption(.maxMessageSize(configuration.transportMessageLimit))
         try publish.setOption(.linger(milliseconds: 0))
         try publish.setOption(.sendHighWaterMark(configuration.highWaterMark))

@@ -43,6 +43,49 @@ import Testing
         #expect(stop.status == 0)
     }
 
+    /// Issue 29 item 9: one publisher sending large messages faster than the hub can check them
+    /// made ZeroMQ queue up to 100,000 of them in the daemon (200 KB each: past 1 GB). The ingest
+    /// queue is bounded in bytes now (`HubConfiguration.ingestQueueBytes`): the rest waits in
+    /// the publisher's own process, and every message still arrives and is counted.
+    @Test func aClientFloodingLargeMessagesWaitsInItsOwnQueueNotInTheDaemon() async throws {
+        let dir = E2E.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let config = dir + "/config.yaml"
+        try "hub:\n  external_topics: [\"obs.fix.\"]\n".write(toFile: config, atomically: true, encoding: .utf8)
+        let env = ["LOCUS_RUNTIME_DIR": dir]
+        let locus = try ChildProcess(E2E.binary, ["run", config], directory: dir, environment: env)
+        defer { locus.kill9() }
+        #expect(await waitUntil(timeout: 10) { FileManager.default.fileExists(atPath: dir + "/control.sock") })
+        try await Task.sleep(for: .seconds(1))
+        let pid = locus.process.processIdentifier
+        let before = WebGatewayTests.rssMB(pid)
+        let count = 3000
+        let flood = try ChildProcess(E2E.python, [E2E.script("flood_large.py"), "ipc://\(dir)/ingest.sock", "\(count)", "200000"], directory: dir)
+        defer { flood.kill9() }
+        var peak = before
+        let deadline = ContinuousClock.now + .seconds(120)
+        while flood.process.isRunning, ContinuousClock.now < deadline {
+            peak = max(peak, WebGatewayTests.rssMB(pid))
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        #expect(!flood.process.isRunning, "the flood did not finish within 120 s")
+        #expect(flood.process.terminationStatus == 0, "\(flood.stderr)")
+        // Every message reached the hub and was counted: nothing was lost on the way.
+        var notJSON = 0
+        for _ in 0..<50 {
+            let ctl = try await runToEnd(E2E.binary, ["ctl", "status", "--json"], directory: dir, environment: env, timeout: 10)
+            let reply = try JSONSerialization.jsonObject(with: Data(ctl.stdout.utf8)) as? [String: Any]
+            let hub = (reply?["result"] as? [String: Any])?["hub"] as? [String: Any]
+            notJSON = (hub?["dropped"] as? [String: Any])?["not_json"] as? Int ?? 0
+            if notJSON == count { break }
+            try await Task.sleep(for: .milliseconds(200))
+        }
+        #expect(notJSON == count)
+        // 600 MB went through; the daemon held at most its 32 MiB queue and what is in flight.
+        #expect(peak - before < 100, "RSS \(before) MB before, \(peak) MB at the peak")
+        #expect(await locus.terminate().status == 0)
+    }
+
     @Test func ctlReportsPluginsAndUnknownCommands() async throws {
         let dir = E2E.temporaryDirectory()
         let config = dir + "/config.yaml"

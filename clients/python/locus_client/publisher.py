@@ -28,7 +28,8 @@ class Publisher:
     """An XPUB socket on the hub's ingest endpoint that publishes with correct envelopes.
 
     `producer` is the id subscribers see (a topic segment; under the exec plugin use
-    $LOCUS_PLUGIN_ID, the default). Sequence numbers start at 1 and go up by one per message
+    $LOCUS_PLUGIN_ID, the default). `publish` waits while the hub is behind (ZMQ_XPUB_NODROP)
+    rather than dropping messages. Sequence numbers start at 1 and go up by one per message
     across all topics, as 4.2 requires; a new Publisher starts at 1 again, which subscribers
     see as a restart. `seq` is the last number used.
 
@@ -52,6 +53,9 @@ class Publisher:
         self._context = context or zmq.Context.instance()
         self.socket = self._context.socket(zmq.XPUB)
         self.socket.setsockopt(zmq.LINGER, int(linger * 1000))
+        # The hub queues little per publisher (2.3): past our own queue, `send` waits instead
+        # of dropping what the hub cannot take yet.
+        self.socket.setsockopt(zmq.XPUB_NODROP, 1)
         apply_curve(self.socket, self.curve)
         self.socket.connect(self.endpoint)
         self.seq = 0

@@ -142,6 +142,28 @@ class PublishAndSubscribe(LiveDaemon):
         for m in got:
             validate(m)
 
+    def test_a_burst_faster_than_the_hub_waits_in_the_publisher_and_all_arrives(self):
+        # The hub queues at most 32 MiB per publisher (docs/protocol.md 2.3): 3,000 messages of
+        # 60 KB outrun it, and the rest must wait in the Publisher, not be dropped there.
+        sub = self.subscriber(["obs.fix.burst"], high_water_mark=0)
+        pub = self.publisher("burst")
+        t = int(time.time())
+        while sub.receive(timeout=0.05) is None:
+            pub.fix(lat=45.0, lon=14.0, time=t)
+        while sub.receive(timeout=0.2) is not None:
+            pass
+        first = pub.seq + 1
+        note = "x" * 60_000
+        for i in range(3000):
+            pub.publish("obs.fix.burst", "obs.fix", {"source": "burst", "mode": "2d", "lat": 45.0, "lon": 14.0, "note": note}, time=t)
+        seqs = []
+        while len(seqs) < 3000:
+            m = sub.receive(timeout=10)
+            if m is None:
+                break
+            seqs.append(m.seq)
+        self.assertEqual(seqs, list(range(first, first + 3000)), f"{len(seqs)} of 3000 arrived")
+
     def test_the_envelope_on_the_wire(self):
         sub = self.subscriber(["obs.fix.phone"])
         pub = self.publisher()

@@ -157,6 +157,12 @@ struct ConfigSuggestionTests {
         #expect(ConfigSuggestions.suggestion(for: "xy", among: ["id", "hub"]) == nil)
         #expect(ConfigSuggestions.didYouMean("replai", among: ["replay", "exec"]) == " (did you mean 'replay'?)")
         #expect(ConfigSuggestions.didYouMean("zzz", among: ["replay", "exec"]) == "")
+        // Issue 30, item 4: a synonym, and the start of a longer key when it is the only one.
+        #expect(ConfigSuggestions.suggestion(for: "lng", among: ["lat", "lon"]) == "lon")
+        #expect(ConfigSuggestions.suggestion(for: "latitude", among: ["lat", "lon"]) == "lat")
+        #expect(ConfigSuggestions.suggestion(for: "secret_key", among: ["secret_key_file", "authorized_keys"]) == "secret_key_file")
+        #expect(ConfigSuggestions.suggestion(for: "journal_max", among: ["journal_max_bytes", "journal_max_age"]) == nil)
+        #expect(ConfigSuggestions.suggestion(for: "sec", among: ["secret_key_file"]) == nil)
     }
 }
 

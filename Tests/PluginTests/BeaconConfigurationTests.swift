@@ -48,7 +48,7 @@ import Testing
         (#"{"conditions": [{"id": "a", "uuid": "426c7565436861726d426561636f6e73", "namespace": "626c7565636861726d31"}]}"#, "conditions"),
         (#"{"conditions": [{"id": "a", "altbeacon": "2f2"}]}"#, "conditions"),
         (#"{"conditions": [{"id": "a", "namespace": "626c7565636861726d31", "major": 1}]}"#, "conditions"),
-        (#"{"conditions": [{"id": "a", "altbeacon": "2f23", "colour": "red"}]}"#, "conditions"),
+        (#"{"conditions": [{"id": "a", "altbeacon": "2f23", "colour": "red"}]}"#, "conditions.0"),
         (#"{"conditions": [{"id": "A b", "altbeacon": "2f23"}]}"#, "conditions"),
         (#"{"conditions": [{"id": "a", "altbeacon": "2f23", "origin": "runtime"}]}"#, "conditions"),
         (#"{"conditions": [{"id": "a", "altbeacon": "2f23"}, {"id": "a", "altbeacon": "2f24"}]}"#, "conditions"),

@@ -97,13 +97,16 @@ func decodeConfiguration<C: Decodable>(_ type: C.Type, _ json: String) throws ->
     try JSONDecoder().decode(C.self, from: Data(json.utf8))
 }
 
-/// The key of the `ConfigValueError` that decoding `json` throws, or nil if it decodes.
+/// The key of the `ConfigValueError` that decoding `json` throws (the container of an
+/// `UnknownConfigKeyError`), or nil if it decodes.
 func configErrorKey<C: Decodable>(_ type: C.Type, _ json: String) -> String? {
     do {
         _ = try decodeConfiguration(C.self, json)
         return nil
     } catch let e as ConfigValueError {
         return e.key
+    } catch let e as UnknownConfigKeyError {
+        return e.container
     } catch {
         return "not a ConfigValueError: \(error)"
     }

@@ -23,7 +23,9 @@ import Testing
         #expect(configErrorKey(RegionConfiguration.self, #"{"max_accuracy": 0}"#) == "max_accuracy")
         #expect(configErrorKey(RegionConfiguration.self, #"{"sources": ["GPS 0"]}"#) == "sources")
         #expect(configErrorKey(RegionConfiguration.self, #"{"regions": [{"id": "a", "center": {"lat": 1, "lon": 2}}]}"#) == "regions")
-        #expect(configErrorKey(RegionConfiguration.self, #"{"regions": [{"id": "a", "center": {"lat": 1, "lon": 2}, "radius": 5, "colour": 1}]}"#) == "regions")
+        // An unknown key names its entry, for the runtime to point at the key itself.
+        #expect(configErrorKey(RegionConfiguration.self, #"{"regions": [{"id": "a", "center": {"lat": 1, "lon": 2}, "radius": 5, "colour": 1}]}"#) == "regions.0")
+        #expect(configErrorKey(RegionConfiguration.self, #"{"regions": [{"id": "a", "center": {"lat": 1, "lng": 2}, "radius": 5}]}"#) == "regions.0.center")
         #expect(configErrorKey(RegionConfiguration.self, #"{"regions": [{"id": "a", "center": {"lat": 1, "lon": 2}, "radius": 5}, {"id": "a", "center": {"lat": 1, "lon": 2}, "radius": 5}]}"#) == "regions")
         // An unclosed ring is rejected with the region's id and the reason.
         do {

@@ -67,8 +67,10 @@ public struct BeaconCondition: Sendable, Equatable {
     public var origin: BeaconConditionOrigin
 
     /// Every key a definition may have, in config and `beacon add`.
-    static let keys: Set<String> = ["id", "uuid", "major", "minor", "altbeacon", "id1", "id2", "id3", "namespace", "instance",
-                                    "notify_on_entry", "notify_on_exit", "ranging", "properties"]
+    /// The keys of a condition, in the order the docs give them.
+    static let configKeys = ["id", "uuid", "major", "minor", "altbeacon", "id1", "id2", "id3", "namespace", "instance",
+                             "notify_on_entry", "notify_on_exit", "ranging", "properties"]
+    static let keys = Set(configKeys)
 
     public init(id: String, match: Match, notifyOnEntry: Bool = true, notifyOnExit: Bool = true, ranging: Bool = false,
                 properties: [String: JSONValue] = [:], origin: BeaconConditionOrigin) throws {

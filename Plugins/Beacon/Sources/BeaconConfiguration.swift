@@ -100,6 +100,16 @@ public struct BeaconConditionList: SettingValue {
 
     public static func readSetting(from container: KeyedDecodingContainer<SettingKey>, forKey key: SettingKey) throws -> BeaconConditionList {
         let raw = try container.decode([JSONValue].self, forKey: key)
+        // Every misspelt key of every condition, each at its own position, before any other check.
+        var unknown: [UnknownConfigKeyError] = []
+        for (index, entry) in raw.enumerated() {
+            guard case .object(let o) = entry else { continue }
+            // `origin` has a message of its own below.
+            unknown += UnknownConfigKeyError.check(o.keys.filter { $0 != "origin" }, allowed: BeaconCondition.configKeys,
+                                                   container: "conditions.\(index)")
+        }
+        if unknown.count == 1 { throw unknown[0] }
+        if unknown.count > 1 { throw SettingErrors(errors: unknown) }
         var seen = Set<String>()
         var conditions: [BeaconCondition] = []
         for (index, entry) in raw.enumerated() {

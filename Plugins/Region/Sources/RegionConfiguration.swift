@@ -68,6 +68,17 @@ public struct RegionConditionList: SettingValue {
 
     public static func readSetting(from container: KeyedDecodingContainer<SettingKey>, forKey key: SettingKey) throws -> RegionConditionList {
         let raw = try container.decode([JSONValue].self, forKey: key)
+        // Every misspelt key of every entry, each at its own position, before any other check.
+        var unknown: [UnknownConfigKeyError] = []
+        for (index, entry) in raw.enumerated() {
+            guard case .object(let o) = entry else { continue }
+            unknown += UnknownConfigKeyError.check(o.keys, allowed: RegionCondition.configKeys, container: "regions.\(index)")
+            if case .object(let center)? = o["center"] {
+                unknown += UnknownConfigKeyError.check(center.keys, allowed: ["lat", "lon"], container: "regions.\(index).center")
+            }
+        }
+        if unknown.count == 1 { throw unknown[0] }
+        if unknown.count > 1 { throw SettingErrors(errors: unknown) }
         var seen = Set<String>()
         var conditions: [RegionCondition] = []
         for (index, entry) in raw.enumerated() {
@@ -87,15 +98,14 @@ public struct RegionConditionList: SettingValue {
 }
 
 extension RegionCondition {
+    /// The keys of an entry of `regions:`, in the order the docs give them.
+    static let configKeys = ["id", "center", "radius", "geometry", "notify_on_entry", "notify_on_exit", "dwell", "properties"]
+
     /// One entry of `regions:`: `center: {lat, lon}` and `radius`, or `geometry`, and the options.
+    /// Its keys were checked by `RegionConditionList.readSetting` (`configKeys`).
     init(configEntry entry: JSONValue) throws {
         guard case .object(var o) = entry else {
             throw RegionGeometryError(.invalidGeoJSON, "each region must be a mapping with id and center/radius or geometry")
-        }
-        let allowed = Set(["id", "center", "radius", "geometry"]).union(Self.optionKeys)
-        if let unknown = o.keys.sorted().first(where: { !allowed.contains($0) }) {
-            throw RegionGeometryError(.invalidGeoJSON, "unknown key '\(unknown)'; expected \(allowed.sorted().joined(separator: ", "))",
-                                      featureID: o["id"]?.stringValue)
         }
         if let center = o.removeValue(forKey: "center") {
             guard let lat = center["lat"]?.doubleValue, let lon = center["lon"]?.doubleValue else {

@@ -21,10 +21,17 @@ enum ConfigSuggestions {
         return d[s.count][t.count]
     }
 
+    /// Names other software uses for what Locus calls the value: `lng` is as far from `lat` as
+    /// from `lon` by edits, but means `lon`.
+    static let synonyms = ["lng": "lon", "long": "lon", "longitude": "lon", "latitude": "lat"]
+
     /// The closest candidate within `maxDistance` edits (case is ignored), first in `candidates`
-    /// order on ties; nil if none is close or `word` is itself a candidate.
+    /// order on ties; else a synonym that is a candidate; else the one candidate that the word
+    /// begins (`secret_key` for `secret_key_file`; four letters at least). nil if none is close
+    /// or `word` is itself a candidate.
     static func suggestion(for word: String, among candidates: [String], maxDistance: Int = 2) -> String? {
         let w = word.lowercased()
+        if let s = synonyms[w], candidates.contains(s), !candidates.contains(word) { return s }
         var best: (String, Int)?
         for c in candidates where c != word {
             let d = distance(w, c.lowercased())
@@ -32,7 +39,9 @@ enum ConfigSuggestions {
             let limit = min(maxDistance, max(1, min(w.count, c.count) - 1))
             if d <= limit, best == nil || d < best!.1 { best = (c, d) }
         }
-        return best?.0
+        if let best { return best.0 }
+        let longer = candidates.filter { $0 != word && w.count >= 4 && $0.lowercased().hasPrefix(w) }
+        return longer.count == 1 ? longer[0] : nil
     }
 
     /// ` (did you mean 'speed'?)`, or "" when nothing is close.

@@ -60,9 +60,13 @@ struct EndpointEntry: Equatable {
         case .text(let endpoint):
             entry = EndpointEntry(endpoint: endpoint)
         case .mapping(let fields):
-            for name in fields.keys where !keys.contains(name) {
-                throw ConfigValueError(key: key, "unknown key '\(name)' in an endpoint entry; expected \(keys.joined(separator: ", "))")
+            // Every misspelt key, of the entry and of its curve mapping, each at its own position.
+            var unknown = UnknownConfigKeyError.check(fields.keys, allowed: keys, container: key)
+            if case .mapping(let curveFields)? = fields["curve"] {
+                unknown += UnknownConfigKeyError.check(curveFields.keys, allowed: curveKeys, container: key + ".curve")
             }
+            if unknown.count == 1 { throw unknown[0] }
+            if unknown.count > 1 { throw SettingErrors(errors: unknown) }
             guard case .text(let endpoint)? = fields["endpoint"] else {
                 throw ConfigValueError(key: key, "an endpoint entry that is a mapping needs 'endpoint: <ipc://path or tcp://host:port>'")
             }
@@ -112,9 +116,6 @@ struct EndpointEntry: Equatable {
                 for (name, value) in fields {
                     guard case .text(let v) = value else { throw ConfigValueError(key: key + ".curve.\(name)", "\(name) must be a path") }
                     c[name] = v
-                }
-                for name in c.keys where !curveKeys.contains(name) {
-                    throw ConfigValueError(key: key + ".curve", "unknown key '\(name)' in curve; expected \(curveKeys.joined(separator: ", "))")
                 }
                 guard let secret = c["secret_key_file"], !secret.isEmpty, let dir = c["authorized_keys"], !dir.isEmpty else {
                     throw ConfigValueError(key: key + ".curve", "curve needs secret_key_file (the server's NAME.key_secret from locus keygen) and authorized_keys (a directory of the clients' NAME.key files)")

@@ -73,11 +73,17 @@ enum PluginBuildErrors {
     /// Every error in `error` (several for `SettingErrors`) as positioned config errors.
     static func configErrors(_ error: any Error, root: Node, entry: SourcePosition, subject: String,
                              keys: [ConfigKey], file: String) -> ConfigErrors {
-        let all = (error as? SettingErrors)?.errors ?? [error]
-        return ConfigErrors(errors: all.map { e in
+        return ConfigErrors(errors: flattened(error).map { e in
             let (position, message) = describe(e, root: root, entry: entry, subject: subject, keys: keys)
             return ConfigError(file: file, line: position.line, column: position.column, message: message)
         })
+    }
+
+    /// `SettingErrors` taken apart, also when one setting threw several (a list whose items
+    /// each have an unknown key) inside the configuration's own `SettingErrors`.
+    static func flattened(_ error: any Error) -> [any Error] {
+        guard let several = error as? SettingErrors else { return [error] }
+        return several.errors.flatMap(flattened)
     }
 
     /// Position and message for an error thrown while decoding a plugin's config or building it.
@@ -94,6 +100,20 @@ enum PluginBuildErrors {
         }
 
         switch error {
+        case let e as UnknownConfigKeyError:
+            // At the key itself, as the loader reports a plugin's own unknown keys.
+            let path = e.container.split(separator: ".").map { PathKey(stringValue: String($0)) }
+            let container = ConfigYAML.node(at: path, in: root)
+            var keyNode: Node?
+            if case .mapping(let m) = container {
+                keyNode = ConfigYAML.pairs(m).last { $0.key.stringValue == e.key }?.key
+            }
+            let name = ConfigYAML.pathDescription(path)
+            let place = name.isEmpty ? subject : "\(name) of \(subject)"
+            return (keyNode.map(at) ?? (container == root ? entry : at(container)),
+                    "unknown key '\(e.key)' in \(place); expected one of: \(e.allowed.joined(separator: ", "))"
+                    + ConfigSuggestions.didYouMean(e.key, among: e.allowed))
+
         case let e as ConfigValueError:
             // `key` is a dotted path; a numeric part is a list index (`publish.1`: `publish[1]`).
             let path = e.key.split(separator: ".").map { PathKey(stringValue: String($0)) }

@@ -78,6 +78,7 @@ extension DaemonReport {
                                           "type": .string(s.pluginType), "state": .string(s.state.rawValue),
                                           "restarts": .number(Double(s.restarts))]
             if let r = s.reason { o["reason"] = .string(r) }
+            if let d = s.retryIn { o["retry_in"] = .number(d) }
             if let received = p.received {
                 // Skipped at the plugin's own subscription: undecodable (a payload that does
                 // not decode, e.g. a non-finite number or a latitude past 90) and slow_consumer.

@@ -7,7 +7,8 @@ import ServiceLifecycle
 /// Runs one configured plugin under supervision, as a `Service` of the daemon's `ServiceGroup`.
 ///
 /// - A source runs until it returns (finished: `stopped`, not restarted) or throws (`failed`,
-///   then `restarting` after a backoff delay, then a fresh instance).
+///   then `restarting` after a backoff delay, then a fresh instance; after three identical
+///   `StartupFailure`s in a row that ended at start, `failed` for good).
 /// - A service receives its subscriptions one message at a time; what it emits is published in
 ///   order. If it throws, the instance is discarded and a fresh one started after the delay.
 ///   A `CommandableService` also receives control commands on the same task, between two
@@ -178,19 +179,35 @@ public final class PluginRunner: Service, @unchecked Sendable {
 
     /// Called when the group shuts down gracefully: stops feeds (draining) and cancels sources.
     func beginShutdown() {
-        let (feed, task) = lock.withLock {
+        let (feed, task, wait) = lock.withLock {
             shuttingDown = true
-            return (currentFeed, sourceTask)
+            return (currentFeed, sourceTask, backoffWait)
         }
         commandInbox?.refuse(Self.stoppingReason(plugin.id))
         feed?.stop(drain: true)
         task?.cancel()
+        wait?.cancel()
     }
 
     private var sourceTask: Task<Void, Error>?
+    /// The wait between a failure and the restart, so that shutdown ends it at once.
+    private var backoffWait: Task<Void, Never>?
+
+    /// Waits `seconds` before a restart, or less if shutdown begins meanwhile.
+    private func waitBeforeRestart(_ seconds: Double) async {
+        let wait = Task { _ = try? await Task.sleep(nanoseconds: UInt64(seconds * 1e9)) }
+        let cancelNow = lock.withLock {
+            backoffWait = wait
+            return shuttingDown
+        }
+        if cancelNow { wait.cancel() }
+        await withTaskCancellationHandler { await wait.value } onCancel: { wait.cancel() }
+        lock.withLock { backoffWait = nil }
+    }
 
     func supervise() async {
         var backoff = Backoff()
+        var streak = StartupFailureStreak()
         var instance = plugin.instance
         while !isShuttingDown && !Task.isCancelled {
             report(.starting)
@@ -211,13 +228,21 @@ public final class PluginRunner: Service, @unchecked Sendable {
                 if isShuttingDown || Task.isCancelled { break }
                 let ran = started.duration(to: .now)
                 let seconds = Double(ran.components.seconds) + Double(ran.components.attoseconds) / 1e18
+                if streak.record(error) {
+                    let reason = "\(error) (the same \(StartupFailureStreak.limit) times in a row right after starting; not restarted)"
+                    logger.error("plugin fails the same way at every start; not restarted", metadata: [
+                        "plugin": "\(plugin.id)", "reason": "\(error)"])
+                    report(.failed, reason: reason)
+                    commandInbox?.refuse(Self.failedReason(plugin.id, reason))
+                    break
+                }
                 report(.failed, reason: "\(error)")
                 commandInbox?.refuse(Self.restartingReason(plugin.id))
                 let delay = backoff.delay(afterRunning: seconds)
                 restarts += 1
                 // The failure stays in the state while it waits, so `locus ctl status` shows why.
                 report(.restarting, reason: "\(error)", retryIn: delay)
-                try? await Task.sleep(nanoseconds: UInt64(delay * 1e9))
+                await waitBeforeRestart(delay)
                 if isShuttingDown || Task.isCancelled { break }
                 do {
                     instance = try plugin.rebuild()

@@ -143,6 +143,98 @@ import Testing
         return plugins
     }
 
+    /// Issue 30 item 6: a program that exits at once with the same error every time (a missing
+    /// Python module) is `failed` after three tries, with its last stderr line, and not
+    /// restarted. Before: restarted for ever at up to 30 s, the reason only "exited with status 1".
+    @Test func aProgramFailingTheSameWayAtEveryStartIsFailedWithItsLastErrorLine() async throws {
+        let dir = E2E.temporaryDirectory()
+        let config = dir + "/config.yaml"
+        try """
+        sources:
+          - type: exec
+            id: broken
+            command: [/bin/sh, -c, "echo Traceback >&2; echo \\"ModuleNotFoundError: No module named 'zmq'\\" >&2; exit 1"]
+        """.write(toFile: config, atomically: true, encoding: .utf8)
+        let locus = try ChildProcess(E2E.binary, ["run", config], directory: dir, environment: ["LOCUS_RUNTIME_DIR": dir])
+        defer { locus.kill9() }
+        let failed = await Self.waitForPlugin(dir, "broken", timeout: 15) { $0["state"] as? String == "failed" && ($0["restarts"] as? Int ?? 0) >= 2 }
+        #expect(failed != nil, "\(locus.stderr)")
+        let reason = failed?["reason"] as? String ?? ""
+        #expect(reason.contains("/bin/sh exited with status 1: ModuleNotFoundError: No module named 'zmq'"), "\(reason)")
+        #expect(reason.contains("not restarted"), "\(reason)")
+        // And it stays so: no more restarts.
+        try await Task.sleep(for: .seconds(3))
+        let later = await Self.pluginStates(dir).first { $0["plugin"] as? String == "broken" }
+        #expect(later?["state"] as? String == "failed")
+        #expect(later?["restarts"] as? Int == failed?["restarts"] as? Int)
+        #expect(await locus.terminate(timeout: 10).status == 0, "\(locus.stderr)")
+    }
+
+    /// A program that fails differently each time (here its pid) is restarted for ever; SIGTERM
+    /// while it waits out a backoff ends the daemon at once. Before: after the wait (5.6 s).
+    @Test func sigtermDuringARestartBackoffStopsAtOnce() async throws {
+        let dir = E2E.temporaryDirectory()
+        let config = dir + "/config.yaml"
+        try """
+        sources:
+          - type: exec
+            id: flaky
+            command: [/bin/sh, -c, "echo attempt $$$$ >&2; exit 3"]  # $$ in the config is one $
+        """.write(toFile: config, atomically: true, encoding: .utf8)
+        let locus = try ChildProcess(E2E.binary, ["run", config], directory: dir, environment: ["LOCUS_RUNTIME_DIR": dir])
+        defer { locus.kill9() }
+        // The fourth wait is 4 s long.
+        let waiting = await Self.waitForPlugin(dir, "flaky", timeout: 20) {
+            $0["state"] as? String == "restarting" && ($0["retry_in"] as? Double ?? 0) >= 4
+        }
+        #expect(waiting != nil, "\(locus.stderr)")
+        let stop = await locus.terminate(timeout: 10)
+        #expect(stop.status == 0, "\(locus.stderr)")
+        #expect(stop.seconds < 1, "\(stop.seconds) s")
+    }
+
+    /// A relative path among the arguments means what it does in the config: the program runs
+    /// in the config file's directory (exec contract 2), wherever `locus run` was started.
+    /// Before: in the daemon's working directory, where `sh` found no `hello.sh`.
+    @Test func aRelativeScriptPathResolvesAgainstTheConfigFile() async throws {
+        let dir = E2E.temporaryDirectory()
+        let confDir = dir + "/conf"
+        try FileManager.default.createDirectory(atPath: confDir, withIntermediateDirectories: true)
+        try "pwd > started\n".write(toFile: confDir + "/hello.sh", atomically: true, encoding: .utf8)
+        let config = confDir + "/config.yaml"
+        try """
+        sources:
+          - type: exec
+            id: hello
+            command: [/bin/sh, hello.sh]
+        """.write(toFile: config, atomically: true, encoding: .utf8)
+        let locus = try ChildProcess(E2E.binary, ["run", config], directory: dir, environment: ["LOCUS_RUNTIME_DIR": dir])
+        defer { locus.kill9() }
+        let done = await Self.waitForPlugin(dir, "hello", timeout: 15) { $0["state"] as? String != "starting" && $0["state"] as? String != "running" }
+        #expect(done?["state"] as? String == "stopped", "\(String(describing: done)) \(locus.stderr)")
+        let pwd = try? String(contentsOfFile: confDir + "/started", encoding: .utf8)
+        #expect(pwd?.trimmingCharacters(in: .whitespacesAndNewlines) == confDir)
+        #expect(await locus.terminate(timeout: 10).status == 0, "\(locus.stderr)")
+    }
+
+    /// Issue 30 item 6: `Plugins/Exec/sample.yaml` as shipped, started from another directory,
+    /// runs its Python program (Debian's python3, pyzmq) and publishes fixes. Before: `python3`
+    /// could not open `examples/python/source.py` and was restarted for ever.
+    @Test func theExecSampleRunsFromAnyDirectory() async throws {
+        let dir = E2E.temporaryDirectory()
+        let env = ["LOCUS_RUNTIME_DIR": dir, "LOCUS_STATE_DIR": dir]
+        let locus = try ChildProcess(E2E.binary, ["run", E2E.repoRoot + "/Plugins/Exec/sample.yaml"], directory: dir, environment: env)
+        defer { locus.kill9() }
+        #expect(await waitUntil(timeout: 20) { FileManager.default.fileExists(atPath: dir + "/publish.sock") })
+        let sub = try await runToEnd(E2E.binary, ["sub", "--endpoint", "ipc://\(dir)/publish.sock", "--count", "2", "--json", "obs.fix.pyfix"],
+                                     directory: dir, environment: env, timeout: 30)
+        #expect(sub.status == 0, "\(sub.stderr) \(locus.stderr)")
+        #expect(sub.stdout.split(separator: "\n").count == 2, "\(sub.stdout)")
+        let state = await Self.pluginStates(dir).first { $0["plugin"] as? String == "pyfix" }
+        #expect(state?["restarts"] as? Int == 0, "\(String(describing: state))")
+        #expect(await locus.terminate(timeout: 10).status == 0, "\(locus.stderr)")
+    }
+
     /// Polls `pluginStates` until `condition` holds for the entry of `plugin`, or `timeout`.
     static func waitForPlugin(_ dir: String, _ plugin: String, timeout: Double,
                               _ condition: ([String: Any]) -> Bool) async -> [String: Any]? {

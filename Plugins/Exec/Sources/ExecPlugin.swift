@@ -23,14 +23,30 @@ public struct ExecProcess: SourcePlugin {
 
     public var produces: [String] { configuration.produces }
 
-    public struct ExitError: Error, CustomStringConvertible {
+    /// A program that ended with a status other than 0, or by a signal.
+    public struct ExitError: StartupFailure {
         public var program: String
         public var status: Int32
         public var signalled: Bool
+        /// The last line the program wrote to standard error, if any (a traceback's last line
+        /// says what went wrong: `ModuleNotFoundError: No module named 'zmq'`).
+        public var lastError: String?
+        /// It ran less than `ExecProcess.startupSeconds`.
+        public var endedAtStart: Bool
         public var description: String {
-            signalled ? "\(program) was killed by signal \(status)" : "\(program) exited with status \(status)"
+            let how = signalled ? "\(program) was killed by signal \(status)" : "\(program) exited with status \(status)"
+            guard let lastError else { return how }
+            return "\(how): \(lastError)"
         }
     }
+
+    /// A program that ends within this many seconds of its start has "exited at once": three
+    /// such exits in a row with the same status and last error line stop its restarts.
+    public static let startupSeconds = 2.0
+
+    /// Where the program runs: the config file's directory (exec contract 2), so the relative
+    /// paths among its arguments (`examples/python/source.py`) mean what they do in the config.
+    public var directory: String?
 
     /// Shutdown may take this long for this plugin: SIGTERM, `stop_timeout`, SIGKILL, reaping.
     public var stopTimeout: Double { configuration.stopTimeout + 2.5 }
@@ -44,8 +60,15 @@ public struct ExecProcess: SourcePlugin {
         environment["PYTHONUNBUFFERED"] = environment["PYTHONUNBUFFERED"] ?? "1"
         environment.merge(configuration.env) { _, new in new }
         let logger = context.logger
-        let group = try SpawnedProcessGroup(executable: executable, arguments: Array(configuration.command.dropFirst()),
-                                            environment: environment)
+        let started = ContinuousClock.now
+        let group: SpawnedProcessGroup
+        do {
+            group = try SpawnedProcessGroup(executable: executable, arguments: Array(configuration.command.dropFirst()),
+                                            environment: environment, directory: directory)
+        } catch var error as SpawnedProcessGroup.SpawnError {
+            error.directory = directory
+            throw error
+        }
         logger.info("started", metadata: ["pid": "\(group.pid)", "program": "\(executable)"])
         let supervision = ProcessGroupSupervision(group: group, stopTimeout: configuration.stopTimeout,
                                                   logLinesPerSecond: configuration.logLinesPerSecond, logger: logger)
@@ -59,6 +82,7 @@ public struct ExecProcess: SourcePlugin {
             supervision.requestStop()
         }
         if Task.isCancelled { return }
+        let atStart = started.duration(to: .now) < .milliseconds(Int64(Self.startupSeconds * 1000))
         let signal = status & 0x7F
         if signal == 0 {
             let code = (status >> 8) & 0xFF
@@ -66,9 +90,11 @@ public struct ExecProcess: SourcePlugin {
                 logger.info("exited with status 0")
                 return
             }
-            throw ExitError(program: configuration.command[0], status: code, signalled: false)
+            throw ExitError(program: configuration.command[0], status: code, signalled: false,
+                            lastError: supervision.lastErrorLine, endedAtStart: atStart)
         }
-        throw ExitError(program: configuration.command[0], status: signal, signalled: true)
+        throw ExitError(program: configuration.command[0], status: signal, signalled: true,
+                        lastError: supervision.lastErrorLine, endedAtStart: atStart)
     }
 }
 
@@ -91,7 +117,8 @@ public enum ExecPlugin {
         guard FileManager.default.isExecutableFile(atPath: executable) else {
             throw ConfigValueError(key: "command", "'\(executable)' is not an executable file")
         }
-        return .source(ExecProcess(configuration: config, executable: executable, endpoints: setup.endpoints, id: setup.id))
+        return .source(ExecProcess(configuration: config, executable: executable, endpoints: setup.endpoints, id: setup.id,
+                                   directory: setup.configDirectory.isEmpty ? nil : setup.configDirectory))
     }
 
     static func searchPath(_ program: String) -> String? {

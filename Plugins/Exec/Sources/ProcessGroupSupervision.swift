@@ -126,8 +126,16 @@ final class ProcessGroupSupervision: @unchecked Sendable {
     /// When the chunk being split was read: one clock read per chunk, not per line.
     var chunkTime = 0.0
 
+    /// The last line (not blank) the program wrote to standard error, cut to 200 characters.
+    var lastErrorLine: String? { lock.withLock { lastError } }
+    private var lastError: String?
+
     /// One complete line from `stream`: logged if the rate limit allows, counted otherwise.
     func emit(_ bytes: UnsafeBufferPointer<UInt8>, stream: String) {
+        if stream == "stderr", bytes.contains(where: { $0 != 0x20 && $0 != 0x09 && $0 != 0x0D }) {
+            let text = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            lock.withLock { lastError = String(text.prefix(200)) }
+        }
         guard limiter.admit(at: chunkTime) else { return }
         let line = String(decoding: bytes, as: UTF8.self)
         if stream == "stderr" {

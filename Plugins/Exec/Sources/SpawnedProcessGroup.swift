@@ -3,6 +3,7 @@ import Glibc
 #endif
 import CProcessControl
 import Foundation
+import LocusCore
 
 /// A program started with `posix_spawn` in a process group of its own, with the signal state a
 /// freshly started program expects, and its standard output and error on pipes.
@@ -21,15 +22,24 @@ final class SpawnedProcessGroup: @unchecked Sendable {
     /// Set once the direct child has been reaped: its `waitpid` status.
     private(set) var exitStatus: Int32?
 
-    struct SpawnError: Error, CustomStringConvertible {
+    /// posix_spawn failed: the same will happen at the next start (`endedAtStart`).
+    struct SpawnError: StartupFailure {
         var program: String
         var code: Int32
-        var description: String { "cannot start \(program): \(String(cString: strerror(code)))" }
+        /// The working directory asked for, named when it is what failed.
+        var directory: String?
+        /// Out of descriptors, processes or memory may pass; the rest fails again the same way.
+        var endedAtStart: Bool { ![EMFILE, ENFILE, EAGAIN, ENOMEM].contains(code) }
+        var description: String {
+            let text = "cannot start \(program): \(String(cString: strerror(code)))"
+            guard let directory, code == ENOENT, FileManager.default.fileExists(atPath: program) else { return text }
+            return text + " (working directory \(directory))"
+        }
     }
 
     /// Starts `executable` with `arguments` (without argv[0], which is the executable's path)
-    /// and exactly `environment`; standard input is /dev/null.
-    init(executable: String, arguments: [String], environment: [String: String]) throws {
+    /// and exactly `environment`, in `directory` (nil: the daemon's); standard input is /dev/null.
+    init(executable: String, arguments: [String], environment: [String: String], directory: String? = nil) throws {
         Self.becomeSubreaperOnce
         var outPipe: [Int32] = [-1, -1]
         var errPipe: [Int32] = [-1, -1]
@@ -48,6 +58,7 @@ final class SpawnedProcessGroup: @unchecked Sendable {
         // dup2 clears close-on-exec on the target descriptor; the pipes' own ends close at exec.
         posix_spawn_file_actions_adddup2(&actions, outPipe[1], 1)
         posix_spawn_file_actions_adddup2(&actions, errPipe[1], 2)
+        if let directory { _ = locus_spawn_chdir(&actions, directory) }
 
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)

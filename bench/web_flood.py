@@ -4,9 +4,9 @@
     web_flood.py --port P --pid PID --clients N --hold SECONDS [--path /events?history=1] [--after 10]
 
 Opens N connections to PATH on 127.0.0.1:P, sends each request and never reads an answer;
-holds them SECONDS, closes them all, and waits --after seconds more. Meanwhile one thread asks
+holds them SECONDS, closes them all, and waits --after seconds more. Meanwhile a process asks
 GET /state every 0.2 s (a fresh connection each time, 30 s timeout) and records how long each
-answer took, and another samples VmRSS of PID every 0.25 s. Prints one JSON object:
+answer took, and a thread samples VmRSS of PID every 0.25 s. Prints one JSON object:
 rss_before_mb, rss_peak_mb, rss_after_mb (--after seconds after the close), the /state
 latencies (max, median, count, failures) and how many of the N connections the server had
 closed by the end of the hold (it may cut off clients that do not read).
@@ -17,6 +17,7 @@ import json
 import resource
 import socket
 import statistics
+import multiprocessing
 import threading
 import time
 
@@ -32,6 +33,27 @@ def rss_mb(pid):
     return -1.0
 
 
+def ask_state(port, stop, answers):
+    """GET /state every 0.2 s on a fresh connection; puts (started, seconds, error) per answer."""
+    while not stop.is_set():
+        started = time.monotonic()
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=30) as s:
+                s.sendall(b"GET /state HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+                data = b""
+                while True:
+                    chunk = s.recv(65536)
+                    if not chunk:
+                        break
+                    data += chunk
+            if not data.startswith(b"HTTP/1.1 200"):
+                raise OSError("answer: " + repr(data[:40]))
+            answers.put((started, time.monotonic() - started, None))
+        except OSError as e:
+            answers.put((started, None, str(e)))
+        time.sleep(0.2)
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--port", type=int, required=True)
@@ -45,7 +67,7 @@ def main():
     resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, min(hard, args.clients + 256)), hard))
 
     stop = threading.Event()
-    latencies, failures = [], []
+    stop_probe = multiprocessing.Event()
     peak = [0.0]
 
     def sample_rss():
@@ -53,27 +75,13 @@ def main():
             peak[0] = max(peak[0], rss_mb(args.pid))
             time.sleep(0.25)
 
-    def ask_state():
-        while not stop.is_set():
-            started = time.monotonic()
-            try:
-                with socket.create_connection(("127.0.0.1", args.port), timeout=30) as s:
-                    s.sendall(b"GET /state HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
-                    data = b""
-                    while True:
-                        chunk = s.recv(65536)
-                        if not chunk:
-                            break
-                        data += chunk
-                if not data.startswith(b"HTTP/1.1 200"):
-                    raise OSError("answer: " + repr(data[:40]))
-                latencies.append(time.monotonic() - started)
-            except OSError as e:
-                failures.append(str(e))
-            time.sleep(0.2)
-
     before = rss_mb(args.pid)
-    threads = [threading.Thread(target=sample_rss, daemon=True), threading.Thread(target=ask_state, daemon=True)]
+    # /state is asked from a process of its own: a thread here would wait for the GIL while
+    # this one opens hundreds of connections, and measure that wait, not the gateway.
+    answers = multiprocessing.Queue()
+    prober = multiprocessing.Process(target=ask_state, args=(args.port, stop_probe, answers), daemon=True)
+    prober.start()
+    threads = [threading.Thread(target=sample_rss, daemon=True)]
     for t in threads:
         t.start()
     request = f"GET {args.path} HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\n\r\n".encode()
@@ -103,13 +111,25 @@ def main():
             pass
         except OSError:
             closed_by_server += 1
-    during = list(latencies)
+    closed_at = time.monotonic()
     for s in clients:
         s.close()
     time.sleep(args.after)
     stop.set()
+    stop_probe.set()
     for t in threads:
         t.join(timeout=35)
+    latencies, failures = [], []
+    prober.join(timeout=35)
+    while not answers.empty():
+        started, latency, error = answers.get()
+        if started >= closed_at:
+            continue
+        if error:
+            failures.append(error)
+        else:
+            latencies.append(latency)
+    during = latencies
     print(json.dumps({
         "clients": args.clients, "connect_failed": refused, "open_seconds": round(open_seconds, 2),
         "closed_by_server": closed_by_server,

@@ -5,7 +5,7 @@
 # through the standard, visits and region services into a `web` sink with its default limits,
 # so its history (5,000 events, about 2 MB) is full within seconds and then little more comes.
 # The clients connect, stay HOLD seconds, then close. Prints the daemon's RSS before, at its
-# peak and 10 s after the close, the slowest and median GET /state answer while the clients
+# peak and AFTER s after the close, the slowest and median GET /state answer while the clients
 # were held, and the sink's counters. Not run in CI (it takes HOLD + 30 s and a few hundred MB).
 #
 # usage: bench/web-flood.sh                 (run from anywhere)
@@ -15,6 +15,7 @@
 #        HOLD=60                seconds they stay connected
 #        CLIENT_PATH=/events?history=1
 #        BUILD=1                0: use the binary already in SCRATCH
+#        AFTER=10               seconds after the close at which RSS is read again
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -75,17 +76,18 @@ for _ in $(seq 1 300); do
 done
 sleep 2
 echo "== $CLIENTS clients on $CLIENT_PATH that never read, held $HOLD s, then closed; RSS 10 s later"
-RESULT=$(python3 bench/web_flood.py --port "$PORT" --pid "$LOCUS_PID" --clients "$CLIENTS" --hold "$HOLD" --after 10 --path "$CLIENT_PATH")
+RESULT=$(python3 bench/web_flood.py --port "$PORT" --pid "$LOCUS_PID" --clients "$CLIENTS" --hold "$HOLD" --after "${AFTER:-10}" --path "$CLIENT_PATH")
 echo "$RESULT"
 echo "== the web sink's counters"
 LOCUS_RUNTIME_DIR="$WORK/run" "$BIN/locus" ctl status --json 2>/dev/null \
     | python3 -c 'import json, sys; d = json.load(sys.stdin)["result"]; print(json.dumps(next(p.get("counters") for p in d["plugins"] if p["plugin"] == "web")))' \
     || echo "(locus ctl status failed)"
-python3 - "$RESULT" <<'EOF'
+python3 - "$RESULT" "${AFTER:-10}" <<'EOF'
 import json, sys
 r = json.loads(sys.argv[1])
-print(f"RSS before {r['rss_before_mb']} MB, peak {r['rss_peak_mb']} MB, 10 s after close {r['rss_after_mb']} MB; "
+print(f"RSS before {r['rss_before_mb']} MB, peak {r['rss_peak_mb']} MB, {sys.argv[2]} s after close {r['rss_after_mb']} MB; "
       f"/state max {r['state_max_ms']} ms, median {r['state_median_ms']} ms over {r['state_answers']} answers "
-      f"({r['state_failures']} failed); {r['closed_by_server']} of {r['clients']} clients closed by the server")
+      f"({r['state_failures']} failed; over 100 ms: {r['state_over_100ms_while_opening']} while the clients connected, {r['state_over_100ms_while_held']} while they were held); "
+      f"{r['closed_by_server']} of {r['clients']} clients closed by the server")
 EOF
 grep -E "error|critical" "$WORK/stderr" | head -5 || true

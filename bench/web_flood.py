@@ -119,7 +119,7 @@ def main():
     stop_probe.set()
     for t in threads:
         t.join(timeout=35)
-    latencies, failures = [], []
+    latencies, failures, slow_while_opening, slow_while_held = [], [], 0, 0
     prober.join(timeout=35)
     while not answers.empty():
         started, latency, error = answers.get()
@@ -129,6 +129,11 @@ def main():
             failures.append(error)
         else:
             latencies.append(latency)
+            if latency > 0.1:
+                if started < opened_at + open_seconds:
+                    slow_while_opening += 1
+                else:
+                    slow_while_held += 1
     during = latencies
     print(json.dumps({
         "clients": args.clients, "connect_failed": refused, "open_seconds": round(open_seconds, 2),
@@ -138,6 +143,7 @@ def main():
         "state_max_ms": round(max(during) * 1000, 1) if during else None,
         "state_median_ms": round(statistics.median(during) * 1000, 1) if during else None,
         "state_answers": len(during), "state_failures": len(failures),
+        "state_over_100ms_while_opening": slow_while_opening, "state_over_100ms_while_held": slow_while_held,
         "state_failure_sample": failures[:3],
     }))
 

@@ -9,7 +9,7 @@ import ServiceLifecycle
 /// the log, at warning level) learn of losses without polling `locus ctl status`.
 ///
 /// After an interval with drops, the first quiet one gives freed memory back to the system
-/// (`FloodMemoryTrim`). It also reports the journal's health once per change, on `status.locus.journal`: `failed`
+/// (`FloodMemoryTrim`), as does a quiet one that ends 16 MB above the daemon's baseline. It also reports the journal's health once per change, on `status.locus.journal`: `failed`
 /// with the error when writes begin to fail (a full disk), `running` when they succeed again.
 final class DropReportService: Service, @unchecked Sendable {
     static let topic = "status.locus.drops"
@@ -36,6 +36,7 @@ final class DropReportService: Service, @unchecked Sendable {
         var since = ContinuousClock.now
         var journalError: String?
         var trim = FloodMemoryTrim()
+        trim.started(residentKilobytes: FloodMemoryTrim.residentKilobytes())
         while !Task.isCancelled {
             do {
                 try await Task.sleep(nanoseconds: UInt64(interval * 1e9))
@@ -57,9 +58,14 @@ final class DropReportService: Service, @unchecked Sendable {
             let totals = current.dropCounters
             let moved = Self.increments(from: last, to: totals)
             last = totals
-            if trim.intervalEnded(dropsMoved: !moved.isEmpty) {
+            if trim.intervalEnded(dropsMoved: !moved.isEmpty, residentKilobytes: FloodMemoryTrim.residentKilobytes()) {
                 let rss = FloodMemoryTrim.trim()
-                logger.info("gave memory back after a flood", metadata: ["resident_kb_before": "\(rss.before)", "resident_kb_after": "\(rss.after)"])
+                trim.trimmed(before: rss.before, after: rss.after)
+                // Logged when it gave back something worth saying (a trim of a daemon that
+                // simply holds more now gives back nothing, every interval).
+                if rss.before - rss.after >= 4096 {
+                    logger.info("gave memory back after a flood", metadata: ["resident_kb_before": "\(rss.before)", "resident_kb_after": "\(rss.after)"])
+                }
             }
             guard !moved.isEmpty else { continue }
             let d = since.duration(to: now)

@@ -18,8 +18,16 @@ struct GuardedHTTPChannel<Base: ServerChildChannel>: ServerChildChannel {
     let addresses: AddressConnectionTable
     let counters: SourceCounters<WebCounters>
 
+    /// SO_SNDBUF of each connection. Linux otherwise grows a loopback socket's send buffer to
+    /// megabytes: 500 clients opening the history at once and never reading made the event
+    /// loops copy about 2 MB into each (a gigabyte in all) while `/state` waited half a second.
+    /// With this, a client that does not read holds 128 KiB of kernel memory (the kernel
+    /// doubles the value) and the rest waits in its bounded outbox.
+    static var sendBufferBytes: Int { 64 * 1024 }
+
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
         do {
+            try channel.syncOptions?.setOption(ChannelOptions.socketOption(.so_sndbuf), value: Self.sendBufferBytes)
             try channel.pipeline.syncOperations.addHandlers([
                 AddressLimitHandler(table: addresses, counters: counters, linger: limits.linger),
                 WriteStallTimeout(timeout: limits.writeTimeout, counters: counters),

@@ -6,10 +6,14 @@ import Testing
 /// The source against a real gpsd, run by gpsfake (Debian package gpsd-clients) on a free port.
 @Suite(.serialized, .enabled(if: GpsFake.isInstalled, "gpsfake is not installed (Debian package gpsd-clients)"))
 struct GpsdLiveTests {
-    func startSource(_ harness: Harness, port: Int, noDataTimeout: Double = 30,
+    /// `maxTimeError` 0 by default: the logs are years old, which the date check would flag
+    /// against the host clock; the tests of that check turn it on.
+    func startSource(_ harness: Harness, port: Int, noDataTimeout: Double = 30, maxTimeError: Double = 0,
                      statistics: GpsdStatistics) -> Task<Void, any Error> {
         let source = GpsdSource(id: harness.context.id,
-                                configuration: GpsdConfiguration.with { $0.port = port; $0.reconnectMax = 0.5; $0.noDataTimeout = noDataTimeout },
+                                configuration: GpsdConfiguration.with {
+                                    $0.port = port; $0.reconnectMax = 0.5; $0.noDataTimeout = noDataTimeout; $0.maxTimeError = maxTimeError
+                                },
                                 statistics: statistics)
         let context = harness.context
         return Task { try await source.run(context: context) }
@@ -38,12 +42,12 @@ struct GpsdLiveTests {
     /// the source watches, lets every sentence through, waits until `complete` holds for what
     /// was published (and a second more, for what follows the last TPV), then stops gpsd and
     /// checks the source saw it go. nil (with the issue recorded) if the source never connected.
-    func run(_ log: URL, complete: (Harness) throws -> Bool) async throws -> Run? {
+    func run(_ log: URL, maxTimeError: Double = 0, complete: (Harness) throws -> Bool) async throws -> Run? {
         let port = freePort()
         let gpsfake = try GpsFake(log: log, port: port, stepped: true, once: true)
         let harness = Harness(id: "gps0")
         let stats = GpsdStatistics()
-        let task = startSource(harness, port: port, statistics: stats)
+        let task = startSource(harness, port: port, maxTimeError: maxTimeError, statistics: stats)
         // Connected and watching: VERSION, DEVICES and WATCH have come back.
         let watching = await waitUntil(timeout: 20) { harness.statuses.states.contains(.connected) && stats.counters.lines >= 3 }
         guard watching else {

@@ -247,14 +247,17 @@ func runSession(_ lines: [String], device: String? = nil) -> (GpsdSession, [Gpsd
             try JSONDecoder().decode(GpsdConfiguration.self, from: Data(json.utf8))
         }
         let d = try decode("{}")
-        #expect(d.host == "127.0.0.1" && d.port == 2947 && d.device == nil && d.reconnectMax == 10 && d.noDataTimeout == 10)
+        #expect(d.host == "127.0.0.1" && d.port == 2947 && d.device == nil && d.reconnectMax == 10 && d.noDataTimeout == 10
+                && d.maxTimeError == 86_400)
         let c = try decode("{\"host\":\"gps.local\",\"port\":3000,\"device\":\"/dev/ttyACM0\",\"reconnect_max\":2,\"no_data_timeout\":5}")
         #expect(c.host == "gps.local" && c.port == 3000 && c.device == "/dev/ttyACM0" && c.reconnectMax == 2 && c.noDataTimeout == 5)
         #expect(throws: ConfigValueError.self) { try decode("{\"port\":0}") }
         #expect(throws: ConfigValueError.self) { try decode("{\"reconnect_max\":0.1}") }
         #expect(throws: ConfigValueError.self) { try decode("{\"no_data_timeout\":-1}") }
         #expect(throws: ConfigValueError.self) { try decode("{\"device\":\"\"}") }
-        #expect(Set(GpsdConfiguration.keys.map(\.name)) == ["host", "port", "device", "reconnect_max", "no_data_timeout"])
+        #expect(throws: ConfigValueError.self) { try decode("{\"max_time_error\":-1}") }
+        #expect(try decode("{\"max_time_error\":0}").maxTimeError == 0)
+        #expect(Set(GpsdConfiguration.keys.map(\.name)) == ["host", "port", "device", "reconnect_max", "no_data_timeout", "max_time_error"])
         #expect(GpsdPlugin.factory.type == "gpsd" && GpsdPlugin.factory.kinds == [.source])
     }
 }

@@ -23,5 +23,10 @@ public struct GpsdConfiguration: DeclaredConfiguration {
              check: .within(0.1...86_400, unit: "seconds"))
     public var noDataTimeout: Double = 10
 
+    /// Seconds a fix's date may be away from the host clock or from the previous fixes.
+    @Setting("max_time_error", "Seconds a fix's date may differ from the host clock (once it is set, after 2020) or from what the previous fix and the time elapsed since predict, before the fix is counted as implausible_time and status says so (gpsd's GPS week guess can be 1024 weeks off); the fix is still published. 0 = no check.",
+             check: .within(0...1e9, unit: "seconds"))
+    public var maxTimeError: Double = 86_400
+
     public init() {}
 }

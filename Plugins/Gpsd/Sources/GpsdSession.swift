@@ -20,6 +20,9 @@ public struct GpsdCounters: ZeroedCounters, Equatable {
     /// Reports of classes Locus does not use.
     public var ignored = 0
     public var fixesPublished = 0
+    /// Fixes whose date is implausible against the host clock or the previous fixes
+    /// (`FixTimePlausibility`); they are published all the same, and `status` says why.
+    public var implausibleTime = 0
     public var skyViewsPublished = 0
     public var connections = 0
 
@@ -51,9 +54,18 @@ public struct GpsdSession {
     /// The latest SKY, GST and TPV time of the selected device on this connection, and the
     /// mapping (shared with `locus decode` of gpsd JSON).
     var mapper: GpsdObservationMapper
+    /// Checks each fix's date (`max_time_error`); kept across connections.
+    var timeCheck: FixTimePlausibility
+    /// The host clocks' reading for the lines being handled, taken by the source as they
+    /// arrive; nil: fix times are not checked.
+    public var hostTime: HostTime?
+    /// Set by the first fix with an implausible date (the verdict's reason, for `status`), and
+    /// kept until a plausible fix clears it: one report per episode, not one per fix.
+    public private(set) var implausibleTime: String?
 
-    public init(source: String, device: String?) {
+    public init(source: String, device: String?, maxTimeError: Double = 0) {
         mapper = GpsdObservationMapper(source: source, device: device)
+        timeCheck = FixTimePlausibility(maxError: maxTimeError)
     }
 
     public mutating func connectionStarted() {
@@ -109,6 +121,15 @@ public struct GpsdSession {
             out.append(.fix(fix, time))
             counters.fixesPublished += 1
             note = .tpvSeen
+            if let hostTime {
+                switch timeCheck.check(time, host: hostTime) {
+                case .plausible:
+                    implausibleTime = nil
+                case .implausible(let why):
+                    counters.implausibleTime += 1
+                    if implausibleTime == nil { implausibleTime = why }
+                }
+            }
         case .sky(let sky, let time):
             out.append(.sky(sky, time))
             counters.skyViewsPublished += 1

@@ -22,21 +22,25 @@ public struct GpsdSource: SourcePlugin {
     public let id: String
     public let configuration: GpsdConfiguration
     public let statistics: GpsdStatistics
+    /// Read as lines arrive, for the fix time check (`max_time_error`).
+    let hostClock: HostClock
     /// First reconnect delay, seconds; doubles up to `reconnect_max`.
     public static let initialBackoff = 0.25
     static let watchCommand = "?WATCH={\"enable\":true,\"json\":true}\n"
 
-    public init(id: String, configuration: GpsdConfiguration, statistics: GpsdStatistics = GpsdStatistics()) {
+    public init(id: String, configuration: GpsdConfiguration, statistics: GpsdStatistics = GpsdStatistics(),
+                hostClock: HostClock = .system) {
         self.id = id
         self.configuration = configuration
         self.statistics = statistics
+        self.hostClock = hostClock
     }
 
     public var produces: [String] { ["obs.fix.\(id)", "obs.sky.\(id)"] }
 
     public func run(context: PluginContext) async throws {
         var status = StatusReporter(context: context)
-        var session = GpsdSession(source: context.id, device: configuration.device)
+        var session = GpsdSession(source: context.id, device: configuration.device, maxTimeError: configuration.maxTimeError)
         var backoff = GpsdSource.initialBackoff
         let endpoint = "\(configuration.host):\(configuration.port)"
         while !Task.isCancelled {
@@ -76,7 +80,8 @@ public struct GpsdSource: SourcePlugin {
         let c = session.counters
         context.logger.info("gpsd source stopped", metadata: [
             "fixes": "\(c.fixesPublished)", "sky": "\(c.skyViewsPublished)", "malformed": "\(c.malformed)",
-            "tpv_without_time": "\(c.tpvWithoutTime)", "other_device": "\(c.otherDevice)"])
+            "tpv_without_time": "\(c.tpvWithoutTime)", "other_device": "\(c.otherDevice)",
+            "implausible_time": "\(c.implausibleTime)"])
     }
 
     /// Reads and handles reports until the connection ends; returns why it ended.
@@ -96,6 +101,8 @@ public struct GpsdSource: SourcePlugin {
             case .data(let n):
                 receivedData = true
                 var sawTPV = false
+                session.hostTime = hostClock.read()
+                let implausibleBefore = session.implausibleTime
                 splitter.feed(UnsafeBufferPointer(rebasing: chunk[0..<n])) { line in
                     switch session.handle(line: line, into: &outputs) {
                     case .tpvSeen: sawTPV = true
@@ -128,9 +135,13 @@ public struct GpsdSource: SourcePlugin {
                     oversizedSeen = splitter.oversized
                 }
                 statistics.update(session.counters)
+                if let why = session.implausibleTime, why != implausibleBefore {
+                    // Times only: a fix's position is never logged at info or above.
+                    context.logger.warning("gpsd gave a fix with an implausible date", metadata: ["reason": "\(why)"])
+                }
                 if sawTPV {
                     lastTPV = ContinuousClock.now
-                    status.set(.connected, nil)
+                    status.set(.connected, session.implausibleTime)
                 }
             case .wouldBlock:
                 try await Task.sleep(nanoseconds: GpsdConnection.pollInterval)
@@ -147,16 +158,20 @@ public struct GpsdSource: SourcePlugin {
     }
 }
 
-/// Reports status changes only (the runtime does not de-duplicate).
+/// Reports status changes only (the runtime does not de-duplicate). A `connected` source is
+/// reported again when its reason changes: a reason there is a warning about the data (fix
+/// dates that are implausible), and its end is reported as `connected` without one.
 struct StatusReporter {
     let context: PluginContext
     private(set) var current: PluginStatus.State?
+    private var reason: String?
 
     init(context: PluginContext) { self.context = context }
 
     mutating func set(_ state: PluginStatus.State, _ reason: String?) {
-        guard state != current else { return }
+        guard state != current || (state == .connected && reason != self.reason) else { return }
         current = state
+        self.reason = reason
         context.reportStatus(state, reason: reason)
     }
 }

@@ -70,11 +70,17 @@ struct ViewCommand: AsyncParsableCommand {
         var pipeline = OfflinePipeline(configuration: configuration, registry: ConfigSupport.registry, logger: logger)
         var lines: [(topic: String, body: [UInt8])] = []
         var dropped = 0
+        // The recording's span, for the page ("recording <from> – <to>", not "live"): the
+        // earliest and latest event time, as a recording's time may step back.
+        var span: ClosedRange<EventTime>?
         do {
             try RecordingPlayback(file: file, topics: topics, tickInterval: tickInterval, includeInput: true,
                                   inputOptions: inputOptions).play(into: &pipeline) { line in
                 guard let (topic, body) = try? RecordingLine.split(Array(line.dropLast())), !topic.hasPrefix("clock.") else { return }
                 lines.append((topic, body))
+                if let t = try? EnvelopeCodec.decode(body, registry: ConfigSupport.registry).time {
+                    span = span.map { min($0.lowerBound, t)...max($0.upperBound, t) } ?? t...t
+                }
                 if lines.count > Self.maxEvents {
                     lines.removeFirst(lines.count - Self.maxEvents / 2)
                     dropped += Self.maxEvents / 2
@@ -95,7 +101,8 @@ struct ViewCommand: AsyncParsableCommand {
         for (k, l) in lines.enumerated() { feed.add(FeedItem(id: UInt64(k + 1), topic: l.topic, body: l.body)) }
         guard case .success(let address) = HTTPAddress.parse(listen, example: "127.0.0.1:8080") else { return }
         let count = lines.count, file = self.file
-        let server = WebServer(configuration: web, address: address, token: nil, feed: feed, journal: nil, logger: logger) { url in
+        let server = WebServer(configuration: web, address: address, token: nil, feed: feed, journal: nil, logger: logger,
+                               mode: .recording(span)) { url in
             print("locus view: \(count) events of \(file) on \(url) (Ctrl-C to stop)")
             fflush(stdout)
         }

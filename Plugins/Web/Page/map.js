@@ -27,6 +27,8 @@ const mPerWorld = lat => C * Math.cos(lat * Math.PI / 180);
 const ms = iso => { const t = Date.parse(iso); return isNaN(t) ? Date.now() : t; };
 const hms = t => { const d = new Date(typeof t === 'number' ? t : Date.parse(t)); return isNaN(d) ? '--:--:--' : d.toISOString().slice(11, 19); };
 const stamp = t => { const d = new Date(t); return isNaN(d) ? String(t) : d.toISOString().replace('T', ' ').slice(0, 19) + ' UTC'; };
+// The day once when both ends fall on it: 2010-08-05 14:23:59 – 16:23:49 UTC.
+const span = (a, b) => { const x = stamp(a), y = stamp(b); return x.slice(0, 19) + ' – ' + (x.slice(0, 10) === y.slice(0, 10) ? y.slice(11) : y); };
 const fmtM = m => !num(m) ? '' : m < 10 ? m.toFixed(1) + ' m' : m < 1000 ? Math.round(m) + ' m' : (m / 1000).toFixed(2) + ' km';
 const fmtDur = s => !num(s) ? '' : s < 90 ? Math.round(s) + ' s' : s < 5400 ? Math.round(s / 60) + ' min' : (s / 3600).toFixed(1) + ' h';
 
@@ -43,7 +45,7 @@ function el(tag, cls, text) {
   return e;
 }
 
-let cfg = {title: 'Locus', tile_url: '', attribution: ''};
+let cfg = {title: 'Locus', tile_url: '', attribution: '', recording: null};
 let O = null, Oprov = false;
 const tiles = new Map();
 // The tile layer may need an origin before any data exists; the first real datum replaces that
@@ -85,7 +87,7 @@ function dataChanged() {
 
 // ---- model updates ----
 
-function addPoint(src, t, lat, lon, acc, std) {
+function addPoint(src, t, lat, lon, acc, std, speed) {
   if (!src || !num(lat) || !num(lon)) return false;
   if (std) stdSeen.add(src); else if (stdSeen.has(src)) return false;
   let s = sources.get(src);
@@ -94,7 +96,7 @@ function addPoint(src, t, lat, lon, acc, std) {
   if (std && !s.std) { s.std = true; s.pts = []; }
   const x = wx(lon), y = wy(lat);
   origin(x, y, true);
-  const p = {t, x, y, lat, acc}, pts = s.pts;
+  const p = {t, x, y, lat, acc, speed}, pts = s.pts;
   // The /state snapshot gives the newest fix first; the history replay then fills in older ones.
   let i = pts.length;
   while (i > 0 && pts[i - 1].t > t) i--;
@@ -188,7 +190,7 @@ function applyState(st) {
   }
   for (const l of st.locations || []) {
     const p = (l && l.payload) || {};
-    addPoint(l.source || p.source, ms(l.time), p.lat, p.lon, p.h_accuracy, !/^obs\.fix/.test(l.topic || ''));
+    addPoint(l.source || p.source, ms(l.time), p.lat, p.lon, p.h_accuracy, !/^obs\.fix/.test(l.topic || ''), p.speed);
   }
   for (const v of st.visits || []) addVisit(v && v.payload);
 }
@@ -219,7 +221,7 @@ function apply(type, topic, time, p, env) {
   if (type === 'location.update' || type === 'obs.fix') {
     const src = p.source || last, std = type === 'location.update';
     if (!std && stdSeen.has(src)) return;
-    addPoint(src, ms(time), p.lat, p.lon, p.h_accuracy, std);
+    addPoint(src, ms(time), p.lat, p.lon, p.h_accuracy, std, p.speed);
     // Fixes come every second; one log line per 10 s of event time per source is plenty.
     const t = ms(time), prev = lastLogT.get(src);
     if (prev != null && Math.abs(t - prev) < 10000) return;
@@ -274,11 +276,12 @@ function log(type, seg, time, text) {
   while (logEl.childElementCount > MAXLOG) logEl.lastElementChild.remove();
 }
 
+// `locus view` serves a finished recording: its stream is complete, not live.
 function setStatus(live) {
-  const s = $('status');
-  if (live === (s.className === 'live')) return;
-  s.textContent = live ? 'live' : 'reconnecting…';
-  s.className = live ? 'live' : 'down';
+  const s = $('status'), rec = cfg.recording, cls = !live ? 'down' : rec ? 'recording' : 'live';
+  if (s.className === cls) return;
+  s.className = cls;
+  s.textContent = !live ? 'reconnecting…' : rec ? 'recording' + (rec.from ? ' ' + span(rec.from, rec.to) : '') : 'live';
 }
 
 function connect() {
@@ -341,18 +344,42 @@ function buildFence(f) {
   f.el = e; f.bb = bb;
 }
 
+// A track is broken where the device cannot have gone straight from one point to the next:
+// time went back or jumped by more than GAP_MS (a logger switched off, a receiver's clock
+// glitch), or the step, less both points' accuracy, is faster than the device said it was
+// going (twice the larger reported speed, plus SLACK m/s) or, without speeds, faster than
+// sound. A looping replay starts each pass one tick after the last fix, so its event time goes
+// on while the position goes back to the start: the demo's walker "moves" 4.6 km in 15 s at a
+// reported 1 m/s. Points are kept in time order: points that came with an earlier time than
+// the ones before them are drawn apart from those unless they fit in between.
+const GAP_MS = 60000, SLACK = 50, MAX_SPEED = 340;
+function joins(a, b) {
+  const dt = b.t - a.t;
+  if (!(dt >= 0 && dt <= GAP_MS)) return false;
+  const m = Math.hypot(b.x - a.x, b.y - a.y) * mPerWorld((a.lat + b.lat) / 2) - (a.acc || 0) - (b.acc || 0);
+  const said = [a.speed, b.speed].filter(num), limit = said.length ? 2 * Math.max(...said) + SLACK : MAX_SPEED;
+  return m <= limit * Math.max(dt / 1000, 1);
+}
+
 function drawTrack(s) {
   if (!s.line) {
     const c = colorOf(s.name), a = {'data-source': s.name, 'vector-effect': 'non-scaling-stroke'};
-    s.line = svgEl('polyline', Object.assign({class: 'track', stroke: c}, a), gTracks);
+    s.line = svgEl('path', Object.assign({class: 'track', stroke: c}, a), gTracks);
     s.acc = svgEl('circle', Object.assign({class: 'accuracy', fill: c, stroke: c, r: 0}, a), gAcc);
     s.dot = svgEl('circle', Object.assign({class: 'position', fill: c, r: 6 * inv}, a), gPos);
     svgEl('title', {}, s.dot).textContent = s.name;
   }
   const pts = s.pts;
-  let str = '';
-  for (const p of pts) str += lx(p.x) + ',' + ly(p.y) + ' ';
-  s.line.setAttribute('points', str);
+  // A point alone between two breaks is drawn as a dot (a zero-length line with round caps).
+  let d = '', prev = null, alone = false;
+  for (const p of pts) {
+    const join = prev && joins(prev, p);
+    if (!join && alone) d += 'l0 0';
+    d += (join ? 'L' : 'M') + lx(p.x) + ' ' + ly(p.y);
+    alone = !join; prev = p;
+  }
+  if (alone) d += 'l0 0';
+  s.line.setAttribute('d', d);
   const q = pts[pts.length - 1];
   if (!q) return;
   for (const c of [s.acc, s.dot]) { c.setAttribute('cx', lx(q.x)); c.setAttribute('cy', ly(q.y)); }

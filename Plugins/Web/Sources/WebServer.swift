@@ -22,9 +22,13 @@ public final class WebServer: Sendable {
     let journal: JournalLocation?
     let logger: Logger
     let onRunning: @Sendable (String) -> Void
+    /// Live (the daemon) or a recording (`locus view`), which the page says in its status.
+    let mode: PageMode
 
     public init(configuration: WebConfiguration, address: HTTPAddress, token: String?, feed: EventFeed,
-                journal: JournalLocation?, logger: Logger, onRunning: @escaping @Sendable (String) -> Void = { _ in }) {
+                journal: JournalLocation?, logger: Logger, mode: PageMode = .live,
+                onRunning: @escaping @Sendable (String) -> Void = { _ in }) {
+        self.mode = mode
         self.configuration = configuration
         self.address = address
         self.token = token
@@ -82,8 +86,12 @@ public final class WebServer: Sendable {
         }
         router.get("/config.json") { [self] request, _ -> Response in
             guard authorized(request) else { return unauthorized() }
-            let o: JSONValue = .object(["tile_url": .string(configuration.tileURL), "title": .string(configuration.title),
-                                        "attribution": .string(configuration.tileAttribution)])
+            var fields: [String: JSONValue] = ["tile_url": .string(configuration.tileURL), "title": .string(configuration.title),
+                                               "attribution": .string(configuration.tileAttribution)]
+            if case .recording(let span) = mode {
+                fields["recording"] = .object(span.map { ["from": .string($0.lowerBound.iso8601), "to": .string($0.upperBound.iso8601)] } ?? [:])
+            }
+            let o: JSONValue = .object(fields)
             return Self.json(o.encoded())
         }
         router.get("/state") { [self] request, _ -> Response in

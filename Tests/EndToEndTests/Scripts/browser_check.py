@@ -2,7 +2,7 @@
 """Load a page in a real headless Chromium and report what it drew, for end-to-end tests.
 
     browser_check.py --url URL --screenshot PNG [--phone-screenshot PNG] [--min-fences N]
-                     [--min-events N] [--wait S] [--width W --height H]
+                     [--min-events N] [--wait S] [--width W --height H] [--pixels]
 
 Starts Debian's chromium headless with a DevTools port, opens URL, and through the DevTools
 Protocol (a WebSocket, python3-websockets) waits until the page says it is ready
@@ -12,6 +12,11 @@ state, tracks, positions, visits, log lines, the status badge. Exit status 1 if 
 got there within --wait seconds (the summary says how far it got). Live event streams stay
 open, so this waits in real time; Chromium's --dump-dom with a virtual time budget would not
 finish.
+
+The summary also gives each track's drawn pieces (`trackSegments`: points per unbroken line)
+and the tile images (`tiles`: how many, how many hidden after a load error). With --pixels it
+samples the screenshot: `pixels.edge` (8 px below the map's top edge, mid-width: outside the
+data, which the page fits with a margin) and `pixels.fences` (each fence's centre), as RGB.
 """
 
 import argparse
@@ -40,11 +45,42 @@ SUMMARY_JS = """
     visits: q('.visit').length,
     events: q('#log .event').length,
     eventTypes: Array.from(new Set(q('#log .event').map(e => e.dataset.type))).sort(),
+    trackSegments: Object.fromEntries(q('.track').map(e => {
+      // <path d="M x y L x y M ..."> since the page breaks tracks; a <polyline> is one piece.
+      const d = e.getAttribute('d');
+      const pieces = d != null ? d.split('M').slice(1).map(p => p.split('L').length)
+        : [(e.getAttribute('points') || '').trim().split(/\s+/).filter(Boolean).length];
+      return [e.dataset.source, pieces];
+    })),
+    tiles: {count: q('#tiles image').length, hidden: q('#tiles image[visibility="hidden"]').length,
+            hrefs: q('#tiles image').slice(0, 3).map(e => e.getAttribute('href'))},
     status: (document.getElementById('status') || {}).textContent || "",
     title: document.title,
     width: window.innerWidth
   });
 })()
+"""
+
+
+# Reads the screenshot back through a canvas (a data: URL does not taint it) at the points named.
+PIXELS_JS = """
+(async (png) => {
+  const img = new Image();
+  img.src = 'data:image/png;base64,' + png;
+  await img.decode();
+  const c = document.createElement('canvas');
+  c.width = img.width; c.height = img.height;
+  const g = c.getContext('2d');
+  g.drawImage(img, 0, 0);
+  const at = (x, y) => Array.from(g.getImageData(Math.round(x), Math.round(y), 1, 1).data.slice(0, 3));
+  const m = document.getElementById('map').getBoundingClientRect();
+  const fences = {};
+  for (const f of document.querySelectorAll('.fence')) {
+    const r = f.getBoundingClientRect();
+    fences[f.dataset.region] = at(r.left + r.width / 2, r.top + r.height / 2);
+  }
+  return JSON.stringify({edge: at(m.left + m.width / 2, m.top + 8), fences});
+})
 """
 
 
@@ -98,6 +134,10 @@ async def check(args, port):
         shot = await dt.call("Page.captureScreenshot", format="png")
         with open(args.screenshot, "wb") as f:
             f.write(base64.b64decode(shot["data"]))
+        if args.pixels:
+            result = await dt.call("Runtime.evaluate", expression=PIXELS_JS + "(" + json.dumps(shot["data"]) + ")",
+                                   awaitPromise=True, returnByValue=True)
+            summary["pixels"] = json.loads(result["result"]["value"])
         if args.phone_screenshot:
             await dt.call("Emulation.setDeviceMetricsOverride", width=390, height=844, deviceScaleFactor=2, mobile=True)
             await asyncio.sleep(1.5)
@@ -119,6 +159,7 @@ def main(argv=None):
     p.add_argument("--wait", type=float, default=40)
     p.add_argument("--width", type=int, default=1280)
     p.add_argument("--height", type=int, default=800)
+    p.add_argument("--pixels", action="store_true", help="sample the screenshot's colours (see above)")
     args = p.parse_args(argv)
     profile = tempfile.mkdtemp(prefix="locus-chromium-")
     browser = subprocess.Popen(

@@ -19,6 +19,21 @@ enum ConfigSupport {
         }
     }
 
+    /// `load`, then what `run` would refuse before starting anything (`Daemon.preflight`: key
+    /// files and their modes, authorized_keys directories, the runtime and state directories):
+    /// `check` and `run` both use it, so they refuse the same things with the same message and
+    /// exit 2.
+    static func loadForRun(_ path: String, logger: Logger) throws -> LocusConfiguration {
+        let configuration = try load(path, logger: logger)
+        do {
+            try Daemon.preflight(configuration)
+        } catch {
+            FileHandle.standardError.write(Data("\(path): error: \(error)\n".utf8))
+            throw ExitCode(ExitStatus.usage)
+        }
+        return configuration
+    }
+
     static var registry: PayloadRegistry { ActivePlugins.payloadRegistry }
 
     /// Where `locus run` publishes by default: from ./config.yaml if there is one, else the

@@ -40,7 +40,7 @@ struct RunCommand: AsyncParsableCommand {
         umask(0o077)
         Self.raiseOpenFileLimit()
         let bootLogger = Logger(label: "locus")
-        let configuration = try ConfigSupport.load(config, logger: bootLogger)
+        let configuration = try ConfigSupport.loadForRun(config, logger: bootLogger)
         LogSetup.bootstrap(level: logLevel ?? configuration.logLevel)
         let logger = Logger(label: "locus")
         let daemon = Daemon(configuration: configuration, registry: ConfigSupport.registry, logger: logger)
@@ -58,7 +58,13 @@ struct CheckCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "check",
         abstract: "Validate a configuration file without running it.",
-        discussion: "Prints every problem as file:line:column: error: … and exits 2, or prints a summary and exits 0."
+        discussion: """
+        Prints every problem as file:line:column: error: … and exits 2, or prints a summary and \
+        exits 0. Also refuses, with the message and exit status `locus run` would give, what run \
+        checks before it starts: CURVE key files (present, a secret key, mode 600) and \
+        authorized_keys directories, the runtime and state directories (owner, mode), token \
+        files, serial devices that are not character devices, exec programs not found.
+        """
     )
 
     @Argument(help: "Configuration file.")
@@ -66,7 +72,7 @@ struct CheckCommand: AsyncParsableCommand {
 
     func run() async throws {
         LogSetup.bootstrap(level: .warning)
-        let configuration = try ConfigSupport.load(config, logger: Logger(label: "locus"))
+        let configuration = try ConfigSupport.loadForRun(config, logger: Logger(label: "locus"))
         let list = configuration.plugins.map { "\($0.kind.rawValue) \($0.id) (\($0.type))" }
         print("\(config): OK — \(configuration.plugins.count) plugin(s)" + (list.isEmpty ? "" : ": " + list.joined(separator: ", ")))
         if !configuration.disabled.isEmpty { print("disabled: \(configuration.disabled.joined(separator: ", "))") }

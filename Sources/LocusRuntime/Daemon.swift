@@ -292,7 +292,7 @@ public final class Daemon: @unchecked Sendable {
     /// (`PrivateDirectory`); a directory holding a socket given to a group lets others pass
     /// through (0711) to reach it. Returns every socket with its group (nil: owner only), to set
     /// once bound.
-    static func prepareDirectories(_ hub: HubSettings) throws -> [(String, gid_t?)] {
+    static func prepareDirectories(_ hub: HubSettings, dryRun: Bool = false) throws -> [(String, gid_t?)] {
         var groups: [(String, gid_t?)] = []
         var directories: [String: PrivateDirectory.Access] = [:]
         for socket in hub.ipcSockets {
@@ -307,10 +307,20 @@ public final class Daemon: @unchecked Sendable {
             }
         }
         for (dir, access) in directories.sorted(by: { $0.key < $1.key }) {
-            try PrivateDirectory.prepare(dir, what: "runtime directory", access: access)
+            try PrivateDirectory.prepare(dir, what: "runtime directory", access: access, dryRun: dryRun)
         }
-        try PrivateDirectory.prepare(hub.stateDirectory, what: "state directory", access: .ownerOnly)
+        try PrivateDirectory.prepare(hub.stateDirectory, what: "state directory", access: .ownerOnly, dryRun: dryRun)
         return groups
+    }
+
+    /// What `run` would refuse before it starts anything, checked without changing anything:
+    /// the runtime and state directories that exist (owner and mode), the socket groups, and
+    /// every CURVE endpoint's secret key file (present, readable, a secret key, mode 600) and
+    /// authorized_keys directory. `locus check` calls it, and `locus run` calls it first, so
+    /// both refuse these with the same message and exit 2. Throws a `SecurityError`.
+    public static func preflight(_ configuration: LocusConfiguration) throws {
+        _ = try prepareDirectories(configuration.hub, dryRun: true)
+        _ = try EndpointSecurity.load(configuration.hub.curve)
     }
 
 }

@@ -19,11 +19,13 @@ enum PrivateDirectory {
     /// Creates `path` (and missing parents, 0700) with the mode for `access`, or checks the
     /// existing one: it must be a directory owned by this user, and give others nothing beyond
     /// `access`. `what` names it in errors ("runtime directory", "state directory").
-    static func prepare(_ path: String, what: String, access: Access) throws {
+    /// `dryRun` (`locus check`) checks an existing directory the same way and creates nothing.
+    static func prepare(_ path: String, what: String, access: Access, dryRun: Bool = false) throws {
         let mode: mode_t = access == .ownerOnly ? 0o700 : 0o711
         var st = stat()
         if stat(path, &st) != 0 {
             guard errno == ENOENT else { throw SecurityError("\(what) \(path): \(String(cString: strerror(errno)))") }
+            if dryRun { return }
             try createParents(of: path, what: what)
             if mkdir(path, 0o700) != 0, errno != EEXIST {
                 throw SecurityError("cannot create the \(what) \(path): \(String(cString: strerror(errno)))")

@@ -9,7 +9,24 @@ public enum NMEASerialPlugin {
         summary: "NMEA 0183 receiver on a serial port (USB or UART): publishes its fixes and sky views.",
         config: NMEASerialConfiguration.self
     ) { config, setup in
-        NMEASerialSource(id: setup.id, configuration: config)
+        var config = config
+        // A relative path means what it does for every other path of the config.
+        if !config.device.hasPrefix("/") { config.device = setup.resolvePath(config.device) }
+        if let problem = deviceProblem(config.device) { throw ConfigValueError(key: "device", problem) }
+        return NMEASerialSource(id: setup.id, configuration: config)
+    }
+
+    /// Why `path` cannot be a serial port, or nil. A path that does not exist (yet) is fine: a
+    /// USB receiver may be plugged in later, and the source opens it when it appears. Anything
+    /// else that is not a character device (a recorded log, a directory) never will be one.
+    static func deviceProblem(_ path: String) -> String? {
+        var st = stat()
+        guard stat(path, &st) == 0 else { return nil }
+        let kind = st.st_mode & S_IFMT
+        guard kind != S_IFCHR else { return nil }
+        let what = kind == S_IFREG ? "a regular file" : kind == S_IFDIR ? "a directory" : "not a character device"
+        let hint = kind == S_IFREG ? "; to play a recorded NMEA log, use a replay source (type: replay, file: \(path))" : ""
+        return "\(path) is \(what), not a serial device\(hint)"
     }
 }
 

@@ -11,24 +11,45 @@ final class MQTTBroker {
 
     /// Writes the config; `persistent` keeps sessions and queued messages across a restart
     /// (saved on SIGTERM), as a broker serving a fleet is configured.
-    init(directory: String, persistent: Bool = false, extra: [String] = []) throws {
+    convenience init(directory: String, persistent: Bool = false, extra: [String] = []) throws {
+        var lines = extra.isEmpty || !extra.contains(where: { $0.hasPrefix("password_file") }) ? ["allow_anonymous true"] : ["allow_anonymous false"]
+        lines += persistent ? ["persistence true", "autosave_interval 1"] : ["persistence false"]
+        try self.init(directory: directory, settings: lines + extra)
+    }
+
+    /// A broker configured as `configFile` (an example's mosquitto.conf) says, but on a free
+    /// loopback port, with its persistence file in `directory` and its log on stderr: the
+    /// file's own `listener`, `persistence_location`, `log_dest`, `pid_file` and `user` lines
+    /// are replaced, everything else is kept as written.
+    convenience init(directory: String, configFile: String) throws {
+        let replaced: Set<String> = ["listener", "persistence_location", "log_dest", "pid_file", "user"]
+        let text = try String(contentsOfFile: configFile, encoding: .utf8)
+        let kept = text.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.filter { line in
+            !line.isEmpty && !line.hasPrefix("#") && !replaced.contains(String(line.prefix { $0 != " " }))
+        }
+        try self.init(directory: directory, settings: kept)
+    }
+
+    private init(directory: String, settings: [String]) throws {
         port = try MetricsTests.freePort()
         self.directory = directory
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         configPath = directory + "/mosquitto.conf"
         // Started as root, mosquitto would switch to the `mosquitto` user, which cannot write
         // the test's private directory: stay who we are.
-        var lines = ["listener \(port) 127.0.0.1", "user \(NSUserName())"]
-        lines += extra.isEmpty || !extra.contains(where: { $0.hasPrefix("password_file") }) ? ["allow_anonymous true"] : ["allow_anonymous false"]
-        lines += persistent ? ["persistence true", "persistence_location \(directory)/", "autosave_interval 1"] : ["persistence false"]
+        var lines = ["listener \(port) 127.0.0.1", "user \(NSUserName())", "persistence_location \(directory)/"]
         lines += ["log_dest stderr", "log_type error", "log_type warning", "log_type notice", "log_type information"]
-        lines += extra
+        lines += settings
         try (lines.joined(separator: "\n") + "\n").write(toFile: configPath, atomically: true, encoding: .utf8)
     }
 
-    /// Starts the broker and waits until it accepts connections.
+    /// Starts the broker and waits until it accepts connections. The test process blocks
+    /// SIGTERM (and SIGINT, SIGHUP) in its threads, and a child inherits the blocked set: the
+    /// broker starts with an empty one, or `stop()` could not stop it cleanly (10 s, then
+    /// SIGKILL, without saving its persistence file).
     func start() async throws {
-        let p = try ChildProcess(Self.executable, ["-c", configPath], directory: directory)
+        let unblocked = "import os, signal, sys; signal.pthread_sigmask(signal.SIG_SETMASK, set()); os.execv(sys.argv[1], sys.argv[1:])"
+        let p = try ChildProcess(E2E.python, ["-c", unblocked, Self.executable, "-c", configPath], directory: directory)
         process = p
         let port = self.port
         let up = await waitUntil(timeout: 10) { Self.accepts(port: port) }

@@ -90,6 +90,21 @@ struct MQTTSourceUnitTests {
         #expect(DeviceTable.busId(String(repeating: "a", count: 100))?.count == 64)
     }
 
+    /// Issue 30, item 9: after a broker restart a device sends what waited in its journal at
+    /// once — fixes 25 s apart in their own time, arriving in the same second. They all pass;
+    /// fixes for the same moments, or going back in time, are still held to max_rate.
+    @Test func aBacklogOfFixesApartInTheirOwnTimePassesTheRateLimit() {
+        var t = DeviceTable(levels: [1], maxDevices: 10, maxRate: 2)
+        let backlog = (0..<30).map { t.admit(topic: "locus/van7", now: 100, fixTime: 1_000 + Double($0) * 25) }
+        #expect(backlog.allSatisfy { $0 == .publish("van7") }, "\(backlog)")
+        // A flood of one moment: two a second, as before.
+        let flood = (0..<5).map { _ in t.admit(topic: "locus/van7", now: 100, fixTime: 2_000) }
+        #expect(flood.filter { $0 == .rateLimited }.count >= 3, "\(flood)")
+        // Older fixes add nothing: only the wall clock refills.
+        #expect(t.admit(topic: "locus/van7", now: 100, fixTime: 1_500) == .rateLimited)
+        #expect(t.admit(topic: "locus/van7", now: 100.5, fixTime: 1_500) == .publish("van7"))
+    }
+
     @Test func aPartitionTakesOnlyItsDevicesAndEveryDeviceHasOnePartition() {
         // FNV-1a-32 as any tool computes it (the published test vectors: "" and "a").
         #expect(DeviceTable.fnv1a32("") == 0x811C_9DC5 && DeviceTable.fnv1a32("a") == 0xE40C_292C)
@@ -126,5 +141,30 @@ struct MQTTSourceUnitTests {
         #expect(configErrorKey(MQTTSourceConfiguration.self, #"{"session_expiry": 60, "client_id": ""}"#) == "client_id")
         let shared = try? decodeConfiguration(MQTTSourceConfiguration.self, #"{"share_group": "fleet", "protocol": "5"}"#)
         #expect(shared?.subscriptionFilters == ["$share/fleet/owntracks/+/+"])
+        for bad in ["", "a/b#", "a/#/b", "a+/b"] {
+            #expect(configErrorKey(MQTTSourceConfiguration.self, #"{"ignore_topics": ["\#(bad)"]}"#) == "ignore_topics", "\(bad)")
+        }
+        #expect(configErrorKey(MQTTSourceConfiguration.self, ##"{"ignore_topics": ["owntracks/fleet/+", "x/#", "#"]}"##) == nil)
+    }
+
+    /// Issue 30, item 7: a subscription has no "except", so `ignore_topics` leaves out what a
+    /// filter catches but is not the source's — matched as brokers match filters.
+    @Test(arguments: [
+        ("owntracks/fleet/+", "owntracks/fleet/van7", true),
+        ("owntracks/fleet/+", "owntracks/ana/phone", false),
+        ("owntracks/fleet/+", "owntracks/fleet/van7/event", false),
+        ("owntracks/fleet/+", "owntracks/fleet", false),
+        ("owntracks/fleet/#", "owntracks/fleet", true),
+        ("owntracks/fleet/#", "owntracks/fleet/van7/event", true),
+        ("owntracks/+/van7", "owntracks/fleet/van7", true),
+        ("+/+/+", "owntracks//van7", true),
+        ("#", "owntracks/fleet/van7", true),
+        ("#", "$SYS/broker/uptime", false),
+        ("owntracks/fleet/van7", "owntracks/fleet/van7", true),
+        ("owntracks/fleet/van7", "owntracks/fleet/van8", false),
+    ])
+    func ignoredTopicsMatchAsMQTTFilters(filter: String, topic: String, matches: Bool) {
+        #expect(MQTTTopicFilter.problem(in: filter) == nil)
+        #expect(MQTTTopicFilter(filter).matches(topic) == matches)
     }
 }

@@ -2,11 +2,18 @@ import Foundation
 
 /// The devices an `mqtt` source has seen: the bus id each topic maps to, and a token bucket per
 /// device so one flooding its topic cannot crowd out the others. Bounded by `maxDevices`.
+///
+/// The bucket refills by the time that passed on the wall clock or between the fixes' own
+/// times, whichever is more: a backlog a device (or the broker, for this source's session)
+/// sends at once after an outage carries fixes seconds or minutes apart and passes, while a
+/// device sending many fixes for the same moments is held to `maxRate`.
 struct DeviceTable {
     private struct Device {
         var id: String
         var tokens: Double
         var refilled: Double
+        /// The latest fix time seen (seconds), nil before the first.
+        var newestFix: Double?
     }
 
     let levels: [Int]
@@ -27,8 +34,9 @@ struct DeviceTable {
 
     enum Admission: Equatable { case publish(String), badDevice, tooManyDevices, rateLimited, otherPartition }
 
-    /// Whether a message on `topic` at wall-clock `now` (seconds) may be published, and as which device.
-    mutating func admit(topic: String, now: Double) -> Admission {
+    /// Whether a message on `topic` at wall-clock `now` (seconds), whose fix is of time
+    /// `fixTime` (seconds, event time), may be published, and as which device.
+    mutating func admit(topic: String, now: Double, fixTime: Double? = nil) -> Admission {
         let parts = topic.split(separator: "/", omittingEmptySubsequences: false)
         guard levels.allSatisfy({ $0 < parts.count }) else { return .badDevice }
         let key = levels.map { String(parts[$0]) }.joined(separator: "-")
@@ -41,8 +49,13 @@ struct DeviceTable {
         }
         guard maxRate > 0 else { return .publish(devices[key]!.id) }
         var d = devices[key]!
-        // A burst of one second's worth is allowed; then max_rate per second.
-        d.tokens = min(max(1, maxRate), d.tokens + (now - d.refilled) * maxRate)
+        // A burst of one second's worth is allowed; then max_rate per second, of the wall
+        // clock or of the fixes' own time (a backlog), whichever passed more. A fix older than
+        // the newest seen adds nothing.
+        var elapsed = now - d.refilled
+        if let fixTime, let newest = d.newestFix { elapsed = max(elapsed, fixTime - newest) }
+        if let fixTime { d.newestFix = max(d.newestFix ?? fixTime, fixTime) }
+        d.tokens = min(max(1, maxRate), d.tokens + elapsed * maxRate)
         d.refilled = now
         guard d.tokens >= 1 else { devices[key] = d; return .rateLimited }
         d.tokens -= 1

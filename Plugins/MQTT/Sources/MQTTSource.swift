@@ -54,6 +54,7 @@ final class MQTTSourceThread {
     private var devices: DeviceTable
     private var backoff: Double
     private var reportedDown: String?
+    private let ignoredTopics: [MQTTTopicFilter]
 
     init(configuration: MQTTSourceConfiguration, clientId: String, password: String?, counters: SourceCounters<MQTTSourceCounters>,
          context: PluginContext, stop: StopSignal) {
@@ -66,6 +67,7 @@ final class MQTTSourceThread {
         devices = DeviceTable(levels: configuration.deviceLevels, maxDevices: configuration.maxDevices, maxRate: configuration.maxRate,
                               partition: MQTTSourceConfiguration.parsePartition(configuration.partition))
         backoff = configuration.reconnectMin
+        ignoredTopics = configuration.ignoreTopics.map(MQTTTopicFilter.init)
     }
 
     private var endpointText: String { "\(configuration.host):\(configuration.effectivePort)" }
@@ -152,13 +154,17 @@ final class MQTTSourceThread {
 
     private func handle(topic: String, payload: [UInt8]) {
         counters.update { $0.messages += 1 }
+        if ignoredTopics.contains(where: { $0.matches(topic) }) {
+            counters.update { $0.ignoredTopic += 1 }
+            return
+        }
         // Read first: the limits apply to positions, and garbage is counted as what it is.
         let location: IncomingLocation
         switch payload.withUnsafeBytes({ IncomingLocation.read($0, format: configuration.format) }) {
         case .success(let l): location = l
         case .failure(let problem): counters.update { $0.count(problem) }; return
         }
-        switch devices.admit(topic: topic, now: Date().timeIntervalSince1970) {
+        switch devices.admit(topic: topic, now: Date().timeIntervalSince1970, fixTime: location.time.seconds) {
         case .publish(let device):
             context.publish(location.fix(source: device), topic: "obs.fix.\(device)", time: location.time)
             let known = devices.count

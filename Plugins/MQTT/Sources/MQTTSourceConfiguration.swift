@@ -19,6 +19,9 @@ public struct MQTTSourceConfiguration: DeclaredConfiguration {
     @Setting("subscribe", "MQTT topic filters to subscribe to.")
     public var subscribe: [String] = ["owntracks/+/+"]
 
+    @Setting("ignore_topics", "MQTT topic filters (+ and # as in subscribe) whose messages are not taken, counted as ignored_topic: what subscribe catches but is not this source's, e.g. the OwnTracks output of this fleet's own Locus devices.")
+    public var ignoreTopics: [String] = []
+
     @Setting("format", "Message format: owntracks (phones) or locus (other Locus instances' envelopes).")
     public var format: Format = .owntracks
 
@@ -85,6 +88,9 @@ public struct MQTTSourceConfiguration: DeclaredConfiguration {
         if subscribe.isEmpty { throw ConfigValueError(key: "subscribe", "needs at least one topic filter") }
         for filter in subscribe where filter.isEmpty || filter.hasPrefix("$share/") {
             throw ConfigValueError(key: "subscribe", "'\(filter)': give a plain topic filter (use share_group for shared subscriptions)")
+        }
+        for filter in ignoreTopics {
+            if let problem = MQTTTopicFilter.problem(in: filter) { throw ConfigValueError(key: "ignore_topics", problem) }
         }
         if deviceLevels.isEmpty || deviceLevels.contains(where: { $0 < 0 || $0 > 31 }) {
             throw ConfigValueError(key: "device_levels", "needs one or more topic levels between 0 and 31")

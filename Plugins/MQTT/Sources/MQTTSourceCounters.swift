@@ -11,6 +11,8 @@ public struct MQTTSourceCounters: ZeroedCounters, Equatable {
     public var ignored = 0
     /// Devices seen (of this source's partition).
     public var devices = 0
+    /// Messages on a topic of `ignore_topics`: not this source's (not a loss).
+    public var ignoredTopic = 0
     /// Fixes of devices in another server's partition (`partition`): not this server's to take.
     public var otherPartition = 0
     public var connects = 0

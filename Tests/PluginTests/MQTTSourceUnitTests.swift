@@ -95,14 +95,27 @@ struct MQTTSourceUnitTests {
     /// fixes for the same moments, or going back in time, are still held to max_rate.
     @Test func aBacklogOfFixesApartInTheirOwnTimePassesTheRateLimit() {
         var t = DeviceTable(levels: [1], maxDevices: 10, maxRate: 2)
-        let backlog = (0..<30).map { t.admit(topic: "locus/van7", now: 100, fixTime: 1_000 + Double($0) * 25) }
+        let now = 1_000_000.0
+        let backlog = (0..<30).map { t.admit(topic: "locus/van7", now: now, fixTime: now - 1_000 + Double($0) * 25) }
         #expect(backlog.allSatisfy { $0 == .publish("van7") }, "\(backlog)")
         // A flood of one moment: two a second, as before.
-        let flood = (0..<5).map { _ in t.admit(topic: "locus/van7", now: 100, fixTime: 2_000) }
+        let flood = (0..<5).map { _ in t.admit(topic: "locus/van7", now: now, fixTime: now - 200) }
         #expect(flood.filter { $0 == .rateLimited }.count >= 3, "\(flood)")
         // Older fixes add nothing: only the wall clock refills.
-        #expect(t.admit(topic: "locus/van7", now: 100, fixTime: 1_500) == .rateLimited)
-        #expect(t.admit(topic: "locus/van7", now: 100.5, fixTime: 1_500) == .publish("van7"))
+        #expect(t.admit(topic: "locus/van7", now: now, fixTime: now - 500) == .rateLimited)
+        #expect(t.admit(topic: "locus/van7", now: now + 0.5, fixTime: now - 500) == .publish("van7"))
+    }
+
+    /// A device inventing times a second apart (from long ago, or in the future) gets at most
+    /// an hour of fixes' credit at once, not an unlimited rate.
+    @Test func inventedFixTimesBuyAtMostTheBacklogAllowance() {
+        let now = 1_000_000.0
+        for start in [0.0, now - 10, now + 1_000] {
+            var t = DeviceTable(levels: [1], maxDevices: 10, maxRate: 2)
+            let sent = (0..<20_000).map { t.admit(topic: "locus/eve", now: now, fixTime: start + Double($0)) }
+            let passed = sent.filter { $0 == .publish("eve") }.count
+            #expect(passed <= Int(DeviceTable.backlogSeconds * 2) + 3, "from \(start): \(passed) of 20000 passed")
+        }
     }
 
     @Test func aPartitionTakesOnlyItsDevicesAndEveryDeviceHasOnePartition() {

@@ -6,7 +6,9 @@ import Foundation
 /// The bucket refills by the time that passed on the wall clock or between the fixes' own
 /// times, whichever is more: a backlog a device (or the broker, for this source's session)
 /// sends at once after an outage carries fixes seconds or minutes apart and passes, while a
-/// device sending many fixes for the same moments is held to `maxRate`.
+/// device sending many fixes for the same moments is held to `maxRate`. Fix time refills from an
+/// allowance of `backlogSeconds` that itself refills with the wall clock, so invented times buy
+/// at most that much at once.
 struct DeviceTable {
     private struct Device {
         var id: String
@@ -14,6 +16,8 @@ struct DeviceTable {
         var refilled: Double
         /// The latest fix time seen (seconds), nil before the first.
         var newestFix: Double?
+        /// Seconds of fixes' own time that may still refill the bucket (`backlogSeconds` at most).
+        var backlogCredit = DeviceTable.backlogSeconds
     }
 
     let levels: [Int]
@@ -31,6 +35,10 @@ struct DeviceTable {
     }
 
     var count: Int { devices.count }
+
+    /// How much of its fixes' own time a device may spend at once to refill its bucket: an
+    /// hour of fixes may arrive together after an outage.
+    static let backlogSeconds = 3600.0
 
     enum Admission: Equatable { case publish(String), badDevice, tooManyDevices, rateLimited, otherPartition }
 
@@ -52,9 +60,20 @@ struct DeviceTable {
         // A burst of one second's worth is allowed; then max_rate per second, of the wall
         // clock or of the fixes' own time (a backlog), whichever passed more. A fix older than
         // the newest seen adds nothing.
-        var elapsed = now - d.refilled
-        if let fixTime, let newest = d.newestFix { elapsed = max(elapsed, fixTime - newest) }
-        if let fixTime { d.newestFix = max(d.newestFix ?? fixTime, fixTime) }
+        // The fixes' own time is spent from an allowance of `backlogSeconds` that refills with
+        // the wall clock: a device that invents times a second apart gets at most that much
+        // extra at once, and twice `maxRate` in the long run, not an unlimited rate.
+        let wall = now - d.refilled
+        var elapsed = wall
+        d.backlogCredit = min(Self.backlogSeconds, d.backlogCredit + max(0, wall))
+        if let fixTime {
+            if let newest = d.newestFix, fixTime > newest {
+                let gain = min(fixTime - newest, d.backlogCredit)
+                d.backlogCredit -= gain
+                elapsed = max(elapsed, gain)
+            }
+            d.newestFix = max(d.newestFix ?? fixTime, fixTime)
+        }
         d.tokens = min(max(1, maxRate), d.tokens + elapsed * maxRate)
         d.refilled = now
         guard d.tokens >= 1 else { devices[key] = d; return .rateLimited }

@@ -127,14 +127,24 @@ final class ProcessGroupSupervision: @unchecked Sendable {
     var chunkTime = 0.0
 
     /// The last line (not blank) the program wrote to standard error, cut to 200 characters.
-    var lastErrorLine: String? { lock.withLock { lastError } }
-    private var lastError: String?
+    var lastErrorLine: String? {
+        let bytes = lock.withLock { lastError }
+        guard !bytes.isEmpty else { return nil }
+        return String(String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines).prefix(200))
+    }
+    /// Its first bytes, leading blanks skipped: copied per line (a program may write millions
+    /// a second, most of them past the log limit), decoded only when asked for.
+    private var lastError: [UInt8] = []
+    private static let lastErrorBytes = 800
 
     /// One complete line from `stream`: logged if the rate limit allows, counted otherwise.
     func emit(_ bytes: UnsafeBufferPointer<UInt8>, stream: String) {
-        if stream == "stderr", bytes.contains(where: { $0 != 0x20 && $0 != 0x09 && $0 != 0x0D }) {
-            let text = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-            lock.withLock { lastError = String(text.prefix(200)) }
+        if stream == "stderr", let start = bytes.firstIndex(where: { $0 != 0x20 && $0 != 0x09 && $0 != 0x0D }) {
+            let kept = bytes[start ..< min(bytes.count, start + Self.lastErrorBytes)]
+            lock.withLock {
+                lastError.removeAll(keepingCapacity: true)
+                lastError.append(contentsOf: kept)
+            }
         }
         guard limiter.admit(at: chunkTime) else { return }
         let line = String(decoding: bytes, as: UTF8.self)

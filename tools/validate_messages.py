@@ -65,7 +65,8 @@ def is_rfc3339(value):
 
 def check_gap(gap):
     """`locus sub --json` marks the line after a break in a producer's sequence with
-    "gap": {"producer", "after", "seq", "missed"[, "restarted": true]}."""
+    "gap": {"producer"[, "topic"], "after", "seq", "missed"[, "restarted": true]}; with "topic"
+    the break is in that topic's topic_seq, which after and seq then hold."""
     if not isinstance(gap, dict):
         return ['"gap" must be an object']
     problems = []
@@ -75,9 +76,12 @@ def check_gap(gap):
     for key in ("after", "seq", "missed"):
         if key in gap and not (isinstance(gap[key], int) and not isinstance(gap[key], bool) and gap[key] >= 0):
             problems.append(f'"gap".{key} must be a non-negative integer')
+    if "topic" in gap and not (isinstance(gap["topic"], str) and TOPIC_RE.fullmatch(gap["topic"])
+                               and len(gap["topic"].encode()) <= TOPIC_MAX_BYTES):
+        problems.append('"gap".topic must be a topic')
     if "restarted" in gap and gap["restarted"] is not True:
         problems.append('"gap".restarted is only written as true')
-    extra = sorted(set(gap) - {"producer", "after", "seq", "missed", "restarted"})
+    extra = sorted(set(gap) - {"producer", "topic", "after", "seq", "missed", "restarted"})
     if extra:
         problems.append(f'unexpected key(s) in "gap": {", ".join(map(repr, extra))}')
     return problems

@@ -1,7 +1,8 @@
 /// The validator's fast path for the exact byte layout LocusCore writes.
 extension MessageValidator {
     /// The fast path for envelopes laid out exactly as `EnvelopeCodec` writes them —
-    /// `{"type":"…","version":N,"producer":"…","seq":N,"time":"YYYY-MM-DDTHH:MM:SS.mmmZ","payload":{…}}`
+    /// `{"type":"…","version":N,"producer":"…","seq":N,"topic_seq":N,"time":"YYYY-MM-DDTHH:MM:SS.mmmZ","payload":{…}}`
+    /// (`topic_seq` optional)
     /// with no white space — which is nearly all traffic. Returns the index of the (known)
     /// type and where the payload lies if the envelope is valid; nil means "not shown valid
     /// here", and the general path then decides, so both paths accept exactly the same envelopes.
@@ -31,6 +32,11 @@ extension MessageValidator {
         guard s.i + 8 <= n, s.word(at: s.i) & 0x00FF_FFFF_FFFF_FFFF == 0x003A_2271_6573_222C /* ,"seq": */ else { return nil }
         s.i += 7
         guard let seq = s.integer(), seq >= 0 else { return nil }
+        // ,"topic_seq":
+        if s.i + 13 <= n, s.word(at: s.i) == 0x5F63_6970_6F74_222C /* ,"topic_ */, s.word(at: s.i + 5) == 0x3A22_7165_735F_6369 /* ic_seq": */ {
+            s.i += 13
+            guard let topicSeq = s.integer(), topicSeq >= 0 else { return nil }
+        }
         // ,"time":"YYYY-MM-DDTHH:MM:SS.mmmZ"
         guard s.i + 34 <= n, s.word(at: s.i) == 0x3A22_656D_6974_222C /* ,"time": */, s.p[s.i + 8] == 0x22, s.p[s.i + 33] == 0x22,
               CanonicalTimestamp.check(s.p + s.i + 9) == true else {

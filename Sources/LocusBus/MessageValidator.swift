@@ -90,6 +90,9 @@ public struct MessageValidator {
                 case 3: // seq
                     guard c != 0x22, c != 0x7B, c != 0x5B, c != 0x74, c != 0x66, c != 0x6E,
                           let v = s.integer(), v >= 0 else { return wrongType("seq must be a non-negative integer") }
+                case 6: // topic_seq (optional)
+                    guard c != 0x22, c != 0x7B, c != 0x5B, c != 0x74, c != 0x66, c != 0x6E,
+                          let v = s.integer(), v >= 0 else { return wrongType("topic_seq must be a non-negative integer") }
                 case 4: // time
                     let start = s.i
                     guard c == 0x22, s.string(), CanonicalTimestamp.isTimestamp(s.p + start, s.i - start) else {
@@ -112,8 +115,9 @@ public struct MessageValidator {
         }
         s.skipWhitespace()
         guard s.i == s.n else { _ = s.fail("unexpected data after the value"); return notJSON(s) }
-        if seen != 63 {
-            for (bit, name) in EnvelopeHeaderField.names.enumerated() where seen & (1 << UInt8(bit)) == 0 {
+        if seen & EnvelopeHeaderField.requiredMask != EnvelopeHeaderField.requiredMask {
+            for (bit, name) in EnvelopeHeaderField.names.enumerated()
+            where EnvelopeHeaderField.requiredMask & (1 << UInt8(bit)) != 0 && seen & (1 << UInt8(bit)) == 0 {
                 return MessageRejection(reason: .missingField, detail: "\(name) is missing")
             }
         }

@@ -196,7 +196,7 @@ struct SubCommand: AsyncParsableCommand {
         if let c = catchup, c.endpoint.isEmpty {
             throw ValidationError("the config turns the journal off (hub.journal: false): there is no catch-up socket; give --catchup-endpoint")
         }
-        var gaps = SequenceGapTracker(lastSeen: saved ?? [:])
+        var gaps = SequenceGapTracker(lastSeen: saved ?? [:], perTopic: filtered)
         var received = 0
         var lastSave = Date.distantPast
         defer { resumeFile?.save(gaps.lastSeen) }
@@ -204,7 +204,7 @@ struct SubCommand: AsyncParsableCommand {
             let truncated = try loop.run(catchup: catchup) { topic, body in
                 received += 1
                 let envelope = try? EnvelopeCodec.decode(body, registry: registry)
-                let gap = envelope.flatMap { gaps.check(producer: $0.producer, seq: $0.seq) }
+                let gap = envelope.flatMap { gaps.check($0, topic: topic) }
                 if let gap { Self.report(gap, filtered: filtered) }
                 let line: String
                 if json {
@@ -243,14 +243,18 @@ struct SubCommand: AsyncParsableCommand {
 
     /// One stderr line per gap (the way docs/protocol.md 4.2 reads them).
     static func report(_ gap: SequenceGap, filtered: Bool) {
+        // Per topic (topic_seq) when subscribed to some prefixes: then a jump is loss, as with seq
+        // when subscribed to everything. Only seq compared under a filter can mean "other topics".
+        let name = gap.topic.map { "\(gap.producer) \($0)" } ?? gap.producer
+        let field = gap.topic == nil ? "seq" : "topic_seq"
         let text: String
         if gap.restarted {
-            text = "locus sub: \(gap.producer) restarted (seq \(gap.after) -> 1)\n"
+            text = "locus sub: \(name) restarted (\(field) \(gap.after) -> 1)\n"
         } else if gap.missed == 0 {
-            text = "locus sub: \(gap.producer) seq went back from \(gap.after) to \(gap.seq) (two producers with one id?)\n"
+            text = "locus sub: \(name) \(field) went back from \(gap.after) to \(gap.seq) (two producers with one id?)\n"
         } else {
-            let why = filtered ? "lost, or on topics not subscribed to" : "lost"
-            text = "locus sub: gap: \(gap.producer) seq \(gap.after) -> \(gap.seq), \(gap.missed) message(s) \(why)\n"
+            let why = filtered && gap.topic == nil ? "lost, or on topics not subscribed to" : "lost"
+            text = "locus sub: gap: \(name) \(field) \(gap.after) -> \(gap.seq), \(gap.missed) message(s) \(why)\n"
         }
         FileHandle.standardError.write(Data(text.utf8))
     }
@@ -259,6 +263,7 @@ struct SubCommand: AsyncParsableCommand {
         var w = JSONWriter()
         w.beginObject()
         w.key("producer"); w.string(gap.producer)
+        if let topic = gap.topic { w.key("topic"); w.string(topic) }
         w.key("after"); w.int(gap.after)
         w.key("seq"); w.int(gap.seq)
         w.key("missed"); w.int(gap.missed)

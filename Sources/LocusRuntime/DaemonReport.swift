@@ -124,7 +124,7 @@ extension DaemonReport {
             top["curve"] = .object(["accepted": .object(c.accepted.mapValues(n)), "refused": n(c.refused)])
         }
         return .object(top.merging([
-            "hub": .object(["forwarded": n(hub.forwarded), "dropped": .object(dropped),
+            "hub": .object(["protocol": .number(Double(BusProtocol.version)), "forwarded": n(hub.forwarded), "dropped": .object(dropped),
                             "subscriptions": .number(Double(hub.subscriptions)),
                             "subscribers_cut_off": n(hub.subscribersCutOff)]),
             "control": .object(["accepted": n(control.accepted), "in_progress": .number(Double(control.inProgress)),

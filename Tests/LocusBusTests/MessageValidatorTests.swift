@@ -32,6 +32,9 @@ struct MessageValidatorTests {
         #"{\#(header),"payload":{"note":"a \"quoted\" \\ \/ \b\f\n\r\t \ud83d\ude00"}}"#,
         #"{\#(header),"payload":{"x":12345678901234567890.125,"y":1E+2,"z":0}}"#,
         #"{"type":"obs.\u0066ix","version":1,"producer":"gps0","seq":7,"time":"2024-02-29T08:00:00.100Z","payload":{}}"#,
+        // topic_seq (protocol 2) is optional, in any place.
+        #"{"type":"obs.fix","version":1,"producer":"gps0","seq":7,"topic_seq":3,"time":"2024-02-29T08:00:00.100Z","payload":{}}"#,
+        #"{"topic_seq" : 0, "payload":{},"time":"2024-05-17T08:00:00Z","seq":0,"producer":"p","version":2,"type":"obs.fix"}"#,
     ]
 
     @Test(arguments: acceptable)
@@ -71,7 +74,30 @@ struct MessageValidatorTests {
         (#"{"type":"obs.fix","version":1,"producer":"p","seq":1,"time":"yesterday","payload":{}}"#, .wrongFieldType),
         (#"{"type":"obs.fix","version":1,"producer":"p","seq":1,"time":"2024-05-17T08:00:00Z","payload":[]}"#, .wrongFieldType),
         (#"{"type":"obs.nope","version":1,"producer":"p","seq":1,"time":"2024-05-17T08:00:00Z","payload":{}}"#, .unknownType),
+        (#"{"type":"obs.fix","version":1,"producer":"p","seq":1,"topic_seq":-1,"time":"2024-05-17T08:00:00Z","payload":{}}"#, .wrongFieldType),
+        (#"{"type":"obs.fix","version":1,"producer":"p","seq":1,"topic_seq":"1","time":"2024-05-17T08:00:00Z","payload":{}}"#, .wrongFieldType),
+        (#"{"type":"obs.fix","version":1,"producer":"p","seq":1,"topic_seq":1.5,"time":"2024-05-17T08:00:00Z","payload":{}}"#, .wrongFieldType),
+        (#"{"type":"obs.fix","version":1,"producer":"p","seq":1,"topic_seq":1,"time":"2024-05-17T08:00:00Z","topic_seq":2,"payload":{}}"#, .notJSON),
+        (#"{"type":"obs.fix","version":1,"producer":"p","topic_seq":1,"time":"2024-05-17T08:00:00Z","payload":{}}"#, .missingField),
     ]
+
+    /// What Locus writes with topic_seq takes the fast path, and its verdicts match the
+    /// general path's (a wrong topic_seq in the canonical place falls to the general path).
+    @Test func theFastPathTakesTopicSeq() throws {
+        let body = EnvelopeCodec.encode(Samples.fix(1), producer: "gps0", seq: 9, topicSeq: 4, time: Samples.time)
+        #expect(String(decoding: body, as: UTF8.self).contains(#""seq":9,"topic_seq":4,"time":"#))
+        body.withUnsafeBufferPointer { b in
+            #expect(validator.canonicalEnvelope(b) != nil)
+            #expect(validator.checkAnyEnvelope(b) == nil)
+        }
+        let decoded = try EnvelopeCodec.decode(body, registry: .core)
+        #expect(decoded.seq == 9 && decoded.topicSeq == 4)
+        var bad = String(decoding: body, as: UTF8.self).replacingOccurrences(of: #""topic_seq":4"#, with: #""topic_seq":-4"#)
+        #expect(verdict(bad) == .wrongFieldType)
+        bad = String(decoding: body, as: UTF8.self).replacingOccurrences(of: #""topic_seq":4"#, with: #""topic_seq":4,"topic_seq":5"#)
+        #expect(verdict(bad) == .notJSON)
+        #expect(throws: EnvelopeError.self) { try EnvelopeCodec.decode(Array(bad.utf8), registry: .core) }
+    }
 
     @Test(arguments: refusals)
     func refusesWithTheRightReason(_ body: String, _ reason: DropReason) {
@@ -101,6 +127,9 @@ struct MessageValidatorTests {
         #expect(throws: EnvelopeError.self) {
             try EnvelopeCodec.decode(Array(#"{"type":"obs.fix","type":"obs.fix","version":1,"producer":"p","seq":2,"time":"2024-05-17T08:00:00.100Z","payload":{}}"#.utf8), registry: .core)
         }
+        // Spelled with an escape, as long as another header name: still the same field.
+        #expect(verdict(#"{"type":"obs.fix","version":1,"producer":"p","seq":2,"time":"2024-05-17T08:00:00.100Z","s\u0065q":3,"payload":{}}"#) == .notJSON)
+        #expect(verdict(#"{"type":"obs.fix","version":1,"producer":"p","s\u0065q":2,"time":"2024-05-17T08:00:00.100Z","payload":{"source":"x","mode":"3d","lat":1,"lon":2}}"#) == nil)
         // Other keys may repeat (the hub does not look at them).
         #expect(verdict(#"{"type":"obs.fix","version":1,"producer":"p","seq":2,"time":"2024-05-17T08:00:00.100Z","x":1,"x":2,"payload":{"source":"x","mode":"3d","lat":1,"lon":2}}"#) == nil)
     }

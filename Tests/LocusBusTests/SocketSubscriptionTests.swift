@@ -19,9 +19,11 @@ struct SocketSubscriptionTests {
         let messages = await collect(subscription.messages, count: 3)
         #expect(messages.map(\.topic) == ["obs.fix.gps0", "obs.fix.gps0", "obs.fix.gps0"])
         #expect(messages.map(\.envelope.seq) == [2, 3, 4])
+        #expect(messages.map(\.envelope.topicSeq) == [1, 2, 3])
         #expect(messages.first?.payload(Fix.self) == Samples.fix(1))
         #expect(messages.first?.envelope.producer == "gps0")
-        #expect(messages.first?.body == EnvelopeCodec.encode(Samples.fix(1), producer: "gps0", seq: 2, time: Samples.time.adding(seconds: 1)))
+        #expect(messages.first?.body == EnvelopeCodec.encode(Samples.fix(1), producer: "gps0", seq: 2, topicSeq: 1,
+                                                                  time: Samples.time.adding(seconds: 1)))
         outlet.close()
         subscription.stop(drain: false)
         #expect(subscription.statistics.delivered == 3)

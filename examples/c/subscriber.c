@@ -4,7 +4,8 @@
  *   subscriber [-e ENDPOINT] [-k SERVER_KEY -K CLIENT_KEY_SECRET] [-n COUNT] [-t TIMEOUT_MS] [PREFIX...]
  *
  * Prints one line per message, "topic<TAB>body". Each message must have exactly two frames:
- * the topic and the JSON envelope. Sequence gaps per producer are reported on stderr.
+ * the topic and the JSON envelope. Sequence gaps are reported on stderr: per producer, or,
+ * when subscribed to some prefixes only, per producer and topic (docs/protocol.md 4.2).
  *
  * Exit status: 0 after COUNT messages, after TIMEOUT_MS without a message, or on Ctrl-C;
  * 1 on a ZeroMQ error, or if any message was malformed (reported, skipped, and not counted);
@@ -33,7 +34,9 @@
 #include <zmq.h>
 
 #define MAX_PRODUCERS 256
+#define MAX_TOPICS 1024 /* (producer, topic) pairs followed by topic_seq */
 #define MAX_ID 64 /* plugin ids are at most 64 bytes */
+#define MAX_TOPIC 255 /* topics are at most 255 bytes */
 #define KEY_LEN 40 /* a CURVE key in Z85 */
 #define MAX_CERTIFICATE 65536 /* real certificates are about 400 bytes */
 
@@ -52,6 +55,15 @@ struct producer {
 
 static struct producer producers[MAX_PRODUCERS];
 static int producer_count = 0;
+
+struct topic_position {
+    char id[MAX_ID + 1];
+    char topic[MAX_TOPIC + 1];
+    unsigned long long last_topic_seq;
+};
+
+static struct topic_position topic_positions[MAX_TOPICS];
+static int topic_count = 0;
 
 /*
  * Finds `"key"` followed by optional white space and a colon in body[0, len), and returns
@@ -81,6 +93,22 @@ static long find_value(const char *body, size_t len, const char *key)
     return -1;
 }
 
+/* Reads the decimal number at body[at, len) into *value. Returns 0, or -1 if there is none. */
+static int read_number(const char *body, size_t len, size_t at, unsigned long long *value)
+{
+    unsigned long long v = 0;
+    size_t i = at, digits = 0;
+    for (; i < len && body[i] >= '0' && body[i] <= '9'; i++, digits++) {
+        if (v > (UINT64_MAX - 9) / 10)
+            return -1;
+        v = v * 10 + (unsigned long long)(body[i] - '0');
+    }
+    if (digits == 0)
+        return -1;
+    *value = v;
+    return 0;
+}
+
 /* Reads "producer":"<id>" and "seq":<n> from the envelope. Returns 0 on success. */
 static int read_producer_seq(const char *body, size_t len, char *id, unsigned long long *seq)
 {
@@ -97,25 +125,30 @@ static int read_producer_seq(const char *body, size_t len, char *id, unsigned lo
     id[n] = '\0';
     if (n == 0)
         return -1;
-    unsigned long long v = 0;
-    size_t i = (size_t)s, digits = 0;
-    for (; i < len && body[i] >= '0' && body[i] <= '9'; i++, digits++) {
-        if (v > (UINT64_MAX - 9) / 10)
-            return -1;
-        v = v * 10 + (unsigned long long)(body[i] - '0');
-    }
-    if (digits == 0)
+    return read_number(body, len, (size_t)s, seq);
+}
+
+/*
+ * Reads the optional "topic_seq":<n> (protocol version 2; Locus writes it right after seq).
+ * Returns 0, or -1 when the envelope has none. Only a key before "payload" counts: the scan
+ * must not take a payload field of that name from a producer that does not write it.
+ */
+static int read_topic_seq(const char *body, size_t len, unsigned long long *topic_seq)
+{
+    long t = find_value(body, len, "topic_seq");
+    long payload = find_value(body, len, "payload");
+    if (t < 0 || (payload >= 0 && t > payload))
         return -1;
-    *seq = v;
-    return 0;
+    return read_number(body, len, (size_t)t, topic_seq);
 }
 
 /*
  * Sequence numbers count per producer across all its topics, from 1, without gaps. A jump
  * means messages were not received: lost, or (when subscribed to some prefixes only)
  * published on topics outside the subscription. A return to 1 means the producer restarted.
+ * With `quiet` the position is only noted: the message was checked by its topic_seq.
  */
-static void check_sequence(const char *id, unsigned long long seq, int filtered)
+static void check_sequence(const char *id, unsigned long long seq, int filtered, int quiet)
 {
     struct producer *p = NULL;
     for (int i = 0; i < producer_count; i++) {
@@ -138,7 +171,9 @@ static void check_sequence(const char *id, unsigned long long seq, int filtered)
         p->last_seq = seq;
         return;
     }
-    if (seq == 1 && p->last_seq != 0)
+    if (quiet) {
+        /* compared by topic_seq instead */
+    } else if (seq == 1 && p->last_seq != 0)
         fprintf(stderr, "%s restarted (seq %llu -> 1)\n", id, p->last_seq);
     else if (seq > p->last_seq + 1)
         fprintf(stderr, "gap: %s seq %llu -> %llu, %llu message(s) %s\n", id, p->last_seq, seq,
@@ -147,6 +182,50 @@ static void check_sequence(const char *id, unsigned long long seq, int filtered)
         fprintf(stderr, "%s seq went back from %llu to %llu (duplicate producer id?)\n", id,
                 p->last_seq, seq);
     p->last_seq = seq;
+}
+
+/*
+ * topic_seq counts per producer and topic, from 1, without gaps (docs/protocol.md 4.2). When
+ * subscribed to some prefixes only, a prefix subscription gets every message of the topics it
+ * matches, so here a jump means messages were lost, never that they went elsewhere. A return
+ * to 1 means the producer restarted (or, past 4096 topics, started all its topics again).
+ */
+static void check_topic_sequence(const char *id, const char *topic, size_t topic_len, unsigned long long topic_seq)
+{
+    if (topic_len > MAX_TOPIC || memchr(topic, '\0', topic_len) != NULL)
+        return; /* not a Locus topic: the hub forwards none */
+    struct topic_position *t = NULL;
+    for (int i = 0; i < topic_count; i++) {
+        if (strcmp(topic_positions[i].id, id) == 0 && strlen(topic_positions[i].topic) == topic_len &&
+            memcmp(topic_positions[i].topic, topic, topic_len) == 0) {
+            t = &topic_positions[i];
+            break;
+        }
+    }
+    if (t == NULL) {
+        if (topic_count == MAX_TOPICS) {
+            static int warned = 0;
+            if (!warned)
+                fprintf(stderr, "more than %d producer topics: not tracking topic_seq of new ones\n", MAX_TOPICS);
+            warned = 1;
+            return;
+        }
+        t = &topic_positions[topic_count++];
+        snprintf(t->id, sizeof t->id, "%s", id);
+        memcpy(t->topic, topic, topic_len);
+        t->topic[topic_len] = '\0';
+        t->last_topic_seq = topic_seq;
+        return;
+    }
+    if (topic_seq == 1 && t->last_topic_seq != 0)
+        fprintf(stderr, "%s %s restarted (topic_seq %llu -> 1)\n", id, t->topic, t->last_topic_seq);
+    else if (topic_seq > t->last_topic_seq + 1)
+        fprintf(stderr, "gap: %s %s topic_seq %llu -> %llu, %llu message(s) lost\n", id, t->topic,
+                t->last_topic_seq, topic_seq, topic_seq - t->last_topic_seq - 1);
+    else if (topic_seq <= t->last_topic_seq)
+        fprintf(stderr, "%s %s topic_seq went back from %llu to %llu (duplicate producer id?)\n", id, t->topic,
+                t->last_topic_seq, topic_seq);
+    t->last_topic_seq = topic_seq;
 }
 
 /* Length of `dir` without trailing slashes (but keeping a lone "/"), as Locus trims it. */
@@ -406,11 +485,15 @@ int main(int argc, char **argv)
         zmq_ctx_term(ctx);
         return 1;
     }
+    /* Some prefixes only: none given, or the empty one among them, is everything. */
     int filtered = optind < argc;
     if (!filtered)
         zmq_setsockopt(sub, ZMQ_SUBSCRIBE, "", 0); /* the empty prefix matches every topic */
-    for (int i = optind; i < argc; i++)
+    for (int i = optind; i < argc; i++) {
         zmq_setsockopt(sub, ZMQ_SUBSCRIBE, argv[i], strlen(argv[i]));
+        if (argv[i][0] == '\0')
+            filtered = 0;
+    }
 
     long long received = 0, last = now_ms();
     zmq_msg_t frames[2];
@@ -469,11 +552,17 @@ int main(int argc, char **argv)
         putchar('\n');
         fflush(stdout);
 
+        /* Subscribed to everything: seq per producer. To some prefixes only: topic_seq per
+         * producer and topic where the body has one (seq would jump over the topics not
+         * subscribed to), else seq. The producer's seq is noted either way. */
         char id[MAX_ID + 1];
-        unsigned long long seq;
-        if (read_producer_seq(body, body_len, id, &seq) == 0)
-            check_sequence(id, seq, filtered);
-        else
+        unsigned long long seq, topic_seq = 0;
+        if (read_producer_seq(body, body_len, id, &seq) == 0) {
+            int per_topic = filtered && read_topic_seq(body, body_len, &topic_seq) == 0;
+            check_sequence(id, seq, filtered, per_topic);
+            if (per_topic)
+                check_topic_sequence(id, topic, topic_len, topic_seq);
+        } else
             fprintf(stderr, "%.*s: no producer/seq found in the body\n", (int)topic_len, topic);
     }
 loop_end:

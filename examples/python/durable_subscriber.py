@@ -45,13 +45,19 @@ class Unusable(Exception):
 
 
 def report_gap(gap, filtered):
+    # With a topic, the break is in that topic's topic_seq (subscribed to some prefixes only):
+    # not "on topics not subscribed to", which only a jump in seq can be.
+    name, field = (gap.producer, "seq") if gap.topic is None else (f"{gap.producer} {gap.topic}", "topic_seq")
     if gap.restarted:
-        note = f"{gap.producer} restarted (seq {gap.after} -> 1)"
+        note = f"{name} restarted ({field} {gap.after} -> 1)"
     elif gap.missed:
-        why = "not in the journal, lost, or on topics not subscribed to" if filtered else "not in the journal, or lost"
-        note = f"gap: {gap.producer} seq {gap.after} -> {gap.seq}, {gap.missed} message(s) {why}"
+        if filtered and gap.topic is None:
+            why = "not in the journal, lost, or on topics not subscribed to"
+        else:
+            why = "not in the journal, or lost"
+        note = f"gap: {name} {field} {gap.after} -> {gap.seq}, {gap.missed} message(s) {why}"
     else:
-        note = f"{gap.producer} seq went back from {gap.after} to {gap.seq} (duplicate producer id?)"
+        note = f"{name} {field} went back from {gap.after} to {gap.seq} (duplicate producer id?)"
     print(note, file=sys.stderr, flush=True)
 
 
@@ -179,7 +185,7 @@ def main():
     try:
         sub = DurableSubscriber(args.topic or [""], after=after or None, since=since, endpoint=args.endpoint,
                                 catchup_endpoint=args.catchup_endpoint, limit=args.limit, timeout=args.page_timeout,
-                                on_gap=lambda gap, _message: report_gap(gap, bool(args.topic)),
+                                on_gap=lambda gap, _message: report_gap(gap, sub.filtered),
                                 on_truncated=report_truncated)
     except (ValueError, zmq.ZMQError) as e:  # a topic prefix or an endpoint that cannot be used
         print(f"durable_subscriber.py: {e}", file=sys.stderr)

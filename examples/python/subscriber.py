@@ -5,7 +5,9 @@
 
 Output: one line per message, `time  topic  producer#seq  payload`; with --json, recording
 lines `{"topic":…,"envelope":…}` (the body exactly as received) that `locus replay` and
-tools/validate_messages.py read. Breaks in a producer's sequence numbers go to stderr.
+tools/validate_messages.py read. Breaks in a producer's sequence numbers go to stderr: in its
+`seq`, or, subscribed to some prefixes only, in its `topic_seq` on each topic (docs/protocol.md
+4.2), as `locus sub` reports them.
 
 A tcp endpoint with CURVE (examples/secure/README.md) needs --server-key (the server's NAME.key
 or its Z85 key) and --key (this client's NAME.key_secret from `locus keygen`), or
@@ -37,13 +39,16 @@ def stop(_signum, _frame):
 
 
 def report_gap(gap, message, filtered):
+    # A gap with a topic is in that topic's topic_seq: a jump there is loss, also when
+    # subscribed to some prefixes only. Only a jump in seq under a filter can be other topics.
+    name, field = (gap.producer, "seq") if gap.topic is None else (f"{gap.producer} {gap.topic}", "topic_seq")
     if gap.restarted:
-        note = f"{gap.producer} restarted (seq {gap.after} -> 1)"
+        note = f"{name} restarted ({field} {gap.after} -> 1)"
     elif gap.missed:
-        why = "lost or on topics not subscribed to" if filtered else "lost"
-        note = f"gap: {gap.producer} seq {gap.after} -> {gap.seq}, {gap.missed} message(s) {why}"
+        why = "lost or on topics not subscribed to" if filtered and gap.topic is None else "lost"
+        note = f"gap: {name} {field} {gap.after} -> {gap.seq}, {gap.missed} message(s) {why}"
     else:
-        note = f"{gap.producer} seq went back from {gap.after} to {gap.seq} (duplicate producer id?)"
+        note = f"{name} {field} went back from {gap.after} to {gap.seq} (duplicate producer id?)"
     print(note, file=sys.stderr, flush=True)
 
 
@@ -68,7 +73,7 @@ def main():
 
     try:
         sub = Subscriber(args.prefixes or [""], endpoint=args.endpoint, server_key=args.server_key, key=args.key,
-                         on_gap=lambda gap, message: report_gap(gap, message, bool(args.prefixes)))
+                         on_gap=lambda gap, message: report_gap(gap, message, sub.filtered))
     except CurveKeyError as e:
         parser.error(str(e))  # exit status 2
     last_message = time.monotonic()

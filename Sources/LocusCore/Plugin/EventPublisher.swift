@@ -8,8 +8,9 @@ public protocol MessageOutlet: Sendable {
     func send(topic: String, body: [UInt8])
 }
 
-/// Publishes typed events for one producer: stamps the envelope with the producer id and the
-/// next sequence number, encodes it with the fast codec, and hands it to the outlet.
+/// Publishes typed events for one producer: stamps the envelope with the producer id, the
+/// next sequence number and the next number on its topic (`topic_seq`, docs/protocol.md 4.2),
+/// encodes it with the fast codec, and hands it to the outlet.
 /// Safe to call from any task; calls are serialised so sequence numbers follow send order.
 public final class EventPublisher: @unchecked Sendable {
     public let producer: String
@@ -17,6 +18,7 @@ public final class EventPublisher: @unchecked Sendable {
     private let observer: (any PublishObserver)?
     private let lock = NSLock()
     private var seq: UInt64 = 0
+    private var topicSequences = TopicSequences()
 
     /// `observer`, if given, is told of each message as it is handed to `outlet` (the runtime
     /// uses it to know how far ahead of its consumers each producer is).
@@ -31,8 +33,9 @@ public final class EventPublisher: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         seq += 1
+        let topicSeq = topicSequences.next(topic)
         var w = JSONWriter()
-        EnvelopeCodec.encode(payload, producer: producer, seq: seq, time: time, into: &w)
+        EnvelopeCodec.encode(payload, producer: producer, seq: seq, topicSeq: topicSeq, time: time, into: &w)
         observer?.published(producer: producer, topic: topic, seq: seq)
         outlet.send(topic: topic, body: w.bytes)
     }
@@ -42,8 +45,9 @@ public final class EventPublisher: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         seq += 1
+        let topicSeq = topicSequences.next(topic)
         let body = EnvelopeCodec.encode(Envelope(type: raw.eventType, version: raw.schemaVersion, producer: producer,
-                                                 seq: seq, time: time, payload: .raw(raw)))
+                                                 seq: seq, topicSeq: topicSeq, time: time, payload: .raw(raw)))
         observer?.published(producer: producer, topic: topic, seq: seq)
         outlet.send(topic: topic, body: body)
     }

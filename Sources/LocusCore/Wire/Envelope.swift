@@ -1,7 +1,7 @@
 /// The body of every bus message: who published what, when, and the typed payload.
 ///
 /// Wire form (one compact JSON object, keys in this order when Locus writes it):
-/// `{"type":"obs.fix","version":1,"producer":"gps0","seq":42,"time":"2024-05-17T08:00:00.100Z","payload":{…}}`
+/// `{"type":"obs.fix","version":1,"producer":"gps0","seq":42,"topic_seq":40,"time":"2024-05-17T08:00:00.100Z","payload":{…}}`
 public struct Envelope: Sendable {
     /// Event type, e.g. `obs.fix`; names the payload's schema.
     public var type: String
@@ -11,6 +11,10 @@ public struct Envelope: Sendable {
     public var producer: String
     /// Per-producer sequence number starting at 1, without gaps; a subscriber seeing a jump lost messages.
     public var seq: UInt64
+    /// Per-producer-and-topic sequence number starting at 1 (docs/protocol.md 4.2): what a
+    /// subscriber to some topic prefixes only compares to tell loss from filtering. Optional on
+    /// the wire (producers of protocol version 1 do not write it).
+    public var topicSeq: UInt64?
     /// Event time: when the observed thing happened (not when it was sent).
     public var time: EventTime
     public var payload: DecodedPayload
@@ -19,19 +23,21 @@ public struct Envelope: Sendable {
     /// encoders never write it: only the hub sets it, and it refuses outside messages that do.
     public var via: String?
 
-    public init(type: String, version: Int, producer: String, seq: UInt64, time: EventTime, payload: DecodedPayload,
-                via: String? = nil) {
+    public init(type: String, version: Int, producer: String, seq: UInt64, topicSeq: UInt64? = nil, time: EventTime,
+                payload: DecodedPayload, via: String? = nil) {
         self.type = type
         self.version = version
         self.producer = producer
         self.seq = seq
+        self.topicSeq = topicSeq
         self.time = time
         self.payload = payload
         self.via = via
     }
 
-    public init<P: Payload>(producer: String, seq: UInt64, time: EventTime, payload: P) {
-        self.init(type: P.eventType, version: P.schemaVersion, producer: producer, seq: seq, time: time, payload: .typed(payload))
+    public init<P: Payload>(producer: String, seq: UInt64, topicSeq: UInt64? = nil, time: EventTime, payload: P) {
+        self.init(type: P.eventType, version: P.schemaVersion, producer: producer, seq: seq, topicSeq: topicSeq, time: time,
+                  payload: .typed(payload))
     }
 }
 
@@ -53,16 +59,17 @@ public struct EnvelopeError: Error, Sendable, CustomStringConvertible {
 /// Encodes and decodes envelopes with the purpose-built JSON codec.
 public enum EnvelopeCodec {
     /// Writes the envelope around a typed payload.
-    public static func encode<P: Payload>(_ payload: P, producer: String, seq: UInt64, time: EventTime,
+    public static func encode<P: Payload>(_ payload: P, producer: String, seq: UInt64, topicSeq: UInt64? = nil, time: EventTime,
                                           into w: inout JSONWriter) {
-        writeHeader(type: P.eventType, version: P.schemaVersion, producer: producer, seq: seq, time: time, into: &w)
+        writeHeader(type: P.eventType, version: P.schemaVersion, producer: producer, seq: seq, topicSeq: topicSeq, time: time, into: &w)
         payload.write(to: &w)
         w.endObject()
     }
 
-    public static func encode<P: Payload>(_ payload: P, producer: String, seq: UInt64, time: EventTime) -> [UInt8] {
+    public static func encode<P: Payload>(_ payload: P, producer: String, seq: UInt64, topicSeq: UInt64? = nil,
+                                          time: EventTime) -> [UInt8] {
         var w = JSONWriter()
-        encode(payload, producer: producer, seq: seq, time: time, into: &w)
+        encode(payload, producer: producer, seq: seq, topicSeq: topicSeq, time: time, into: &w)
         return w.bytes
     }
 
@@ -75,7 +82,7 @@ public enum EnvelopeCodec {
 
     /// Writes any envelope (typed or raw payload) as the next value of `w`.
     public static func encode(_ e: Envelope, into w: inout JSONWriter) {
-        writeHeader(type: e.type, version: e.version, producer: e.producer, seq: e.seq, time: e.time, into: &w)
+        writeHeader(type: e.type, version: e.version, producer: e.producer, seq: e.seq, topicSeq: e.topicSeq, time: e.time, into: &w)
         switch e.payload {
         case .typed(let p): p.write(to: &w)
         case .raw(let r): w.rawValue(r.json)
@@ -83,7 +90,8 @@ public enum EnvelopeCodec {
         w.endObject()
     }
 
-    static func writeHeader(type: String, version: Int, producer: String, seq: UInt64, time: EventTime, into w: inout JSONWriter) {
+    static func writeHeader(type: String, version: Int, producer: String, seq: UInt64, topicSeq: UInt64?, time: EventTime,
+                            into w: inout JSONWriter) {
         // `field` takes its key as a StaticString and writes key and value with one reservation
         // (`w.key("x")` would take the key as a String, and scan it for escapes).
         w.beginObject()
@@ -91,6 +99,7 @@ public enum EnvelopeCodec {
         w.field("version", version)
         w.field("producer", producer)
         w.field("seq", seq)
+        if let topicSeq { w.field("topic_seq", topicSeq) }
         w.field("time", time)
         w.key("payload" as StaticString)
     }
@@ -107,6 +116,7 @@ public enum EnvelopeCodec {
         var version: Int?
         var producer: String?
         var seq: UInt64?
+        var topicSeq: UInt64?
         var time: EventTime?
         var payload: DecodedPayload?
         var payloadRange: UnsafeBufferPointer<UInt8>?
@@ -123,7 +133,7 @@ public enum EnvelopeCodec {
                     let key = try reader.readMemberKey()
                     // As the hub: a header field given twice is refused (readers would disagree on it).
                     if (key == "type" && type != nil) || (key == "version" && version != nil) || (key == "producer" && producer != nil)
-                        || (key == "seq" && seq != nil) || (key == "time" && time != nil)
+                        || (key == "seq" && seq != nil) || (key == "topic_seq" && topicSeq != nil) || (key == "time" && time != nil)
                         || (key == "payload" && (payload != nil || payloadRange != nil)) || (key == "via" && via != nil) {
                         throw EnvelopeError(problem: .notJSON, detail: "a header field appears twice")
                     }
@@ -143,6 +153,11 @@ public enum EnvelopeCodec {
                             throw EnvelopeError(problem: .wrongFieldType, detail: "seq must be a non-negative integer")
                         }
                         seq = UInt64(v)
+                    } else if key == "topic_seq" {
+                        guard try reader.nextKind() == .number, let v = try? reader.readInt64(), v >= 0 else {
+                            throw EnvelopeError(problem: .wrongFieldType, detail: "topic_seq must be a non-negative integer")
+                        }
+                        topicSeq = UInt64(v)
                     } else if key == "time" {
                         guard try reader.nextKind() == .string, let t = try? reader.readTime() else {
                             throw EnvelopeError(problem: .wrongFieldType, detail: "time must be an ISO 8601 UTC timestamp")
@@ -192,6 +207,14 @@ public enum EnvelopeCodec {
                 payload = .raw(RawPayload(eventType: type, schemaVersion: version, json: Array(range)))
             }
         }
-        return Envelope(type: type, version: version, producer: producer, seq: seq, time: time, payload: payload!, via: via)
+        return Envelope(type: type, version: version, producer: producer, seq: seq, topicSeq: topicSeq, time: time,
+                        payload: payload!, via: via)
     }
+}
+
+/// The bus protocol's version (docs/protocol.md, "Protocol versions"): what `locus ctl status`
+/// reports as `hub.protocol`. It goes up when what a reader may rely on changes.
+public enum BusProtocol {
+    /// 2: envelopes carry `topic_seq`, a sequence per producer and topic.
+    public static let version = 2
 }

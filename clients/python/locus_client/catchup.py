@@ -150,11 +150,14 @@ class DurableSubscriber:
     does, with `position` kept).
 
     `position` is a copy of the last sequence number delivered per producer: persist it (with
-    what it covers) and pass it back as `after` to resume. Sequence numbers are followed per
-    producer through the catch-up and live (`gaps`, a GapTracker, seeded with `after`);
-    `on_gap(gap, message)` is called for each break. A jump during the catch-up means those
-    messages are not in the journal: on topics it does not take (by default `obs.` and
-    `clock.`), not matching `prefixes`, or deleted by retention.
+    what it covers) and pass it back as `after` to resume. Sequence numbers are followed
+    through the catch-up and live (`gaps`, a GapTracker, seeded with `after`); `on_gap(gap,
+    message)` is called for each break. As in Subscriber, with some prefixes only (`filtered`)
+    messages carrying `topic_seq` are compared per producer and topic (`gap.topic` set), the
+    others by `seq`; `position` stays per producer `seq` either way. A jump in `seq` during the
+    catch-up means those messages are not in the journal: on topics it does not take (by default
+    `obs.` and `clock.`), not matching `prefixes`, or deleted by retention; a jump in
+    `topic_seq`, that they were deleted by retention or lost.
 
     `truncated` becomes True, and `on_truncated(header)` is called with the page header, when
     the hub says records after the requested position were already deleted: a gap that cannot
@@ -198,8 +201,9 @@ class DurableSubscriber:
         self.timeout = timeout
         self.on_gap = on_gap
         self.on_truncated = on_truncated
-        self.gaps = GapTracker({p: s for p, s in (after or {}).items() if s > 0})
-        self.filtered = self.prefixes != [""]
+        # Some prefixes only: the empty prefix, among others too, subscribes to everything.
+        self.filtered = "" not in self.prefixes
+        self.gaps = GapTracker({p: s for p, s in (after or {}).items() if s > 0}, per_topic=self.filtered)
         self.received = self.caught_up = self.skipped = self.malformed = self.pages = 0
         self.truncated = False
         self.last_page = None  # the last page header, for its `oldest` and `newest`
@@ -298,7 +302,8 @@ class DurableSubscriber:
 
     def _deliver(self, topic, envelope, body):
         self.received += 1
-        message = Message(topic, envelope, body, self.gaps.check(envelope.producer, envelope.seq))
+        gap = self.gaps.check(envelope.producer, envelope.seq, topic, envelope.topic_seq)
+        message = Message(topic, envelope, body, gap)
         if message.gap is not None and self.on_gap is not None:
             self.on_gap(message.gap, message)
         return message

@@ -125,21 +125,30 @@ def to_json(value):
     return _json(value, "value", depth=1)
 
 
-def encode_envelope(type_, producer, seq, time, payload, version=1):
+def _check_number(name, value):
+    if not (isinstance(value, int) and not isinstance(value, bool) and 1 <= value < 2**63):
+        raise EnvelopeError(f"{name} {value!r} must be an integer from 1 (4.2)")
+
+
+def encode_envelope(type_, producer, seq, time, payload, version=1, topic_seq=None):
     """The JSON body of a message, keys in Locus's order, compact, numbers in fixed point,
-    optional fields with None left out (4.1, 4.4). Raises EnvelopeError for what Locus would
-    refuse: a producer that is not a topic segment, seq < 1, NaN or infinity anywhere."""
+    optional fields with None left out (4.1, 4.4). `topic_seq`, the producer's number on this
+    message's topic (4.2), is written right after seq when given. Raises EnvelopeError for what
+    Locus would refuse: a producer that is not a topic segment, seq or topic_seq < 1, NaN or
+    infinity anywhere."""
     if not is_valid_segment(producer):
         raise EnvelopeError(f"producer {producer!r} is not a topic segment (1-64 of a-z 0-9 _ -)")
     if not (isinstance(type_, str) and _TOPIC.fullmatch(type_)):
         raise EnvelopeError(f"type {type_!r} is not a dotted event type such as obs.fix")
-    if not (isinstance(seq, int) and not isinstance(seq, bool) and 1 <= seq < 2**63):
-        raise EnvelopeError(f"seq {seq!r} must be an integer from 1 (4.2)")
+    _check_number("seq", seq)
+    if topic_seq is not None:
+        _check_number("topic_seq", topic_seq)
     if not (isinstance(version, int) and version >= 1):
         raise EnvelopeError(f"version {version!r} must be an integer from 1")
     if not isinstance(payload, dict):
         raise EnvelopeError("payload must be a dict")
-    return (f'{{"type":{json.dumps(type_)},"version":{version},"producer":{json.dumps(producer)},"seq":{seq},'
+    numbers = f'"seq":{seq}' if topic_seq is None else f'"seq":{seq},"topic_seq":{topic_seq}'
+    return (f'{{"type":{json.dumps(type_)},"version":{version},"producer":{json.dumps(producer)},{numbers},'
             f'"time":"{event_time(time)}","payload":{_json(payload, "payload")}}}')
 
 
@@ -153,6 +162,9 @@ class Envelope:
     payload: dict
     #: The CURVE key name of the outside publisher, set by the hub (4.1); None otherwise.
     via: str = None
+    #: The producer's number for this message on its topic (4.2), or None from a producer that
+    #: does not write it. Last, so that positional construction without it keeps working.
+    topic_seq: int = None
 
     @property
     def datetime(self):
@@ -173,5 +185,9 @@ def parse_envelope(body):
         if not isinstance(value, kind) or isinstance(value, bool):
             raise EnvelopeError(f"envelope field {key!r} missing or not a {kind.__name__}")
     via = obj.get("via")
+    # Optional, but when there it must be a number a subscriber can compare (as seq).
+    topic_seq = obj.get("topic_seq")
+    if "topic_seq" in obj and (not isinstance(topic_seq, int) or isinstance(topic_seq, bool) or topic_seq < 0):
+        raise EnvelopeError("envelope field 'topic_seq' is not a non-negative int")
     return Envelope(obj["type"], obj["version"], obj["producer"], obj["seq"], obj["time"], obj["payload"],
-                    via if isinstance(via, str) else None)
+                    via if isinstance(via, str) else None, topic_seq)

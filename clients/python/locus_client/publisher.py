@@ -18,6 +18,10 @@ FIX_FIELDS = {
     "pdop": 2, "h_accuracy": 3, "v_accuracy": 3, "speed_accuracy": 3, "course_accuracy": 2,
 }
 _BEARINGS = ("course", "heading")  # wrapped into [0, 360) after rounding, as Locus does
+#: Most topics a Publisher numbers (topic_seq, protocol 4.2) before it forgets every counter
+#: and starts each topic at 1 again, as Locus does: memory stays bounded for a producer that
+#: names topics after what it hears, and subscribers see a restart of those topics, not loss.
+TOPIC_SEQ_LIMIT = 4096
 
 
 class PublisherError(RuntimeError):
@@ -32,6 +36,11 @@ class Publisher:
     rather than dropping messages. Sequence numbers start at 1 and go up by one per message
     across all topics, as 4.2 requires; a new Publisher starts at 1 again, which subscribers
     see as a restart. `seq` is the last number used.
+
+    Every message also carries `topic_seq`, numbered per topic from 1 (4.2): a subscriber to
+    some prefixes only compares it to tell loss from messages on topics it did not subscribe
+    to. `topic_seqs` maps each topic to the last number used on it. Past TOPIC_SEQ_LIMIT (4096)
+    topics every counter is forgotten and each topic starts at 1 again.
 
     The constructor waits up to `timeout` seconds for the hub's subscription (raising
     PublisherError if none comes): before it arrives ZeroMQ silently drops what is sent (2.3).
@@ -59,6 +68,7 @@ class Publisher:
         apply_curve(self.socket, self.curve)
         self.socket.connect(self.endpoint)
         self.seq = 0
+        self.topic_seqs = {}
         self.hub_seen = False
         if wait and not self.wait_for_hub(timeout):
             self.socket.close(0)
@@ -88,15 +98,20 @@ class Publisher:
     def publish(self, topic, type_, payload, time=None, version=1):
         """Sends one message and returns its sequence number. `time` is the event time: None
         (now), seconds since the epoch, a datetime or an RFC 3339 string. Raises EnvelopeError,
-        sending nothing and using no sequence number, for an invalid topic or a payload Locus
-        would refuse (NaN, infinity, nesting deeper than 64)."""
+        sending nothing and using no sequence number (nor topic_seq), for an invalid topic or a
+        payload Locus would refuse (NaN, infinity, nesting deeper than 64)."""
         if not is_valid_topic(topic):
             raise EnvelopeError(f"topic {topic!r} is not valid: lower-case segments of a-z 0-9 _ - joined by dots, "
                                 "at most 255 bytes (protocol 3.2)")
-        body = encode_envelope(type_, self.producer, self.seq + 1, time, payload, version)
+        topic_seq = self.topic_seqs.get(topic, 0) + 1
+        body = encode_envelope(type_, self.producer, self.seq + 1, time, payload, version, topic_seq=topic_seq)
         self._drain()
         self.socket.send_multipart([topic.encode(), body.encode()])
         self.seq += 1
+        # Numbers are taken only once the message is sent, so a refused one uses none.
+        if topic not in self.topic_seqs and len(self.topic_seqs) >= TOPIC_SEQ_LIMIT:
+            self.topic_seqs.clear()
+        self.topic_seqs[topic] = topic_seq
         return self.seq
 
     def fix(self, lat, lon, time=None, source=None, mode=None, **fields):

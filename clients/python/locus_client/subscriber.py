@@ -15,8 +15,9 @@ from .gaps import Gap, GapTracker
 class Message:
     """One message from the bus: its topic, its envelope's fields (`type`, `version`,
     `producer`, `seq`, `time`, `payload`, `via`), the body exactly as it was on the wire (`body`, a
-    str: what a recording line carries), and `gap`: the break in this producer's sequence just
-    before this message, or None (see GapTracker)."""
+    str: what a recording line carries), and `gap`: the break in this producer's sequence (or,
+    with `gap.topic`, in its numbering of this topic) just before this message, or None (see
+    GapTracker). `topic_seq` is the envelope's, None from a producer that does not write it."""
     topic: str
     envelope: Envelope
     body: str = ""
@@ -36,6 +37,8 @@ class Message:
     def payload(self): return self.envelope.payload
     @property
     def via(self): return self.envelope.via
+    @property
+    def topic_seq(self): return self.envelope.topic_seq
 
 
 class Subscriber:
@@ -45,13 +48,16 @@ class Subscriber:
     `timeout` seconds. Messages that are not two frames with a readable envelope are counted in
     `malformed` and skipped (the hub forwards none, so this means something else is wrong).
 
-    Gaps: sequence numbers are followed per producer (`gaps`, a GapTracker): `message.gap` is
-    set on the first message after a break, `gaps.missed` counts missed messages per producer,
+    Gaps: sequence numbers are followed (`gaps`, a GapTracker): `message.gap` is set on the
+    first message after a break, `gaps.missed` counts missed messages per producer,
     `gaps.restarts` restarts, and `on_gap(gap, message)`, if given, is called for each break.
-    When `prefixes` is not everything, a "missed" message may only have been on a topic you did
-    not subscribe to (`filtered` is then True): sequence numbers span all of a producer's topics.
-    Checking starts at the first message of each producer, unless `last_seen` (a saved
-    `gaps.last_seen`) says where a producer was.
+    Subscribed to everything, each producer's `seq` is compared. When `prefixes` are some
+    prefixes only (`filtered` is then True), `seq` spans topics not subscribed to, so messages
+    carrying `topic_seq` are compared per producer and topic instead (`gap.topic` is set, and a
+    gap is loss); those without it by `seq`, where a "missed" message may only have been on a
+    topic you did not subscribe to. Checking starts at the first message of each producer (of
+    each topic, per topic), unless `last_seen` (a saved `gaps.last_seen`) says where a
+    producer's `seq` was.
 
     Live only: a missed message is not fetched again here. `DurableSubscriber` (catchup.py)
     asks the hub's journal for them (protocol 13.2), starting from `gaps.last_seen`.
@@ -83,11 +89,12 @@ class Subscriber:
         for prefix in prefixes:
             self.socket.setsockopt(zmq.SUBSCRIBE, prefix.encode() if isinstance(prefix, str) else prefix)
         self.socket.connect(self.endpoint)
-        self.gaps = GapTracker(last_seen)
+        # Some prefixes only: the empty prefix, among others too, subscribes to everything.
+        self.filtered = "" not in prefixes and b"" not in prefixes
+        self.gaps = GapTracker(last_seen, per_topic=self.filtered)
         self.on_gap = on_gap
         self.malformed = 0
         self.received = 0
-        self.filtered = prefixes != [""] and prefixes != [b""]
 
     def receive(self, timeout=None):
         """The next message, or None after `timeout` seconds (None waits for ever)."""
@@ -106,7 +113,8 @@ class Subscriber:
                 self.malformed += 1
                 continue
             self.received += 1
-            message = Message(topic, envelope, body, self.gaps.check(envelope.producer, envelope.seq))
+            gap = self.gaps.check(envelope.producer, envelope.seq, topic, envelope.topic_seq)
+            message = Message(topic, envelope, body, gap)
             if message.gap is not None and self.on_gap is not None:
                 self.on_gap(message.gap, message)
             return message

@@ -23,7 +23,7 @@ import zmq
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, ".."))
 
-from locus_client import CatchupError, CatchupTimeout, DurableSubscriber, encode_envelope, snapshot  # noqa: E402
+from locus_client import CatchupError, CatchupTimeout, DurableSubscriber, Gap, encode_envelope, snapshot  # noqa: E402
 from locus_client.envelope import parse_envelope, parse_time  # noqa: E402
 
 REPO = os.path.abspath(os.path.join(HERE, "..", "..", ".."))
@@ -425,6 +425,27 @@ class JoinTests(WithHub):
         self.assertEqual([m.seq for m in self.receive(sub, 3)], [1, 2, 5])
         self.assertEqual(self.hub.requests, [])
         self.assertEqual([(g.after, g.seq, g.missed) for g in gaps], [(2, 5, 2)])
+
+    def test_some_prefixes_compare_topic_seq_through_the_catch_up_and_live(self):
+        def numbered(topic, seq, topic_seq):
+            return topic, encode_envelope("test.event", "w", seq, None, {"n": seq}, topic_seq=topic_seq)
+        # w numbers test.event.x and test.event.y in one seq; the subscriber takes x only.
+        for topic, seq, topic_seq in [("test.event.x", 1, 1), ("test.event.y", 2, 1), ("test.event.x", 3, 2),
+                                      ("test.event.y", 4, 2)]:
+            self.hub.publish(*numbered(topic, seq, topic_seq))
+        self.hub.sync()
+        gaps = []
+        sub = self.subscriber(["test.event.x"], since="all", on_gap=lambda gap, m: gaps.append(gap))
+        got = self.receive(sub, 2)
+        self.assertTrue(sub.live)
+        for topic, seq, topic_seq in [("test.event.y", 5, 3), ("test.event.x", 6, 3), ("test.event.x", 9, 6)]:
+            self.hub.publish(*numbered(topic, seq, topic_seq))
+        got += self.receive(sub, 2)
+        self.assertEqual([(m.seq, m.topic_seq) for m in got], [(1, 1), (3, 2), (6, 3), (9, 6)])
+        # Only the jump on x (topic_seq 4 and 5) is a gap; y's messages between are none.
+        self.assertEqual(gaps, [Gap("w", 3, 6, 2, topic="test.event.x")])
+        self.assertEqual((sub.filtered, sub.gaps.missed), (True, {"w": 2}))
+        self.assertEqual(sub.position, {"w": 9}, "the position stays per producer seq")
 
     def test_truncated_is_reported(self):
         for seq in range(1, 21):

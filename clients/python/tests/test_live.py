@@ -174,17 +174,20 @@ class PublishAndSubscribe(LiveDaemon):
         self.assertIsNotNone(m)
         # Keys in Locus's order, compact, fixed point rounded half away from zero to each field's
         # digits, course wrapped into [0, 360), None left out, time in UTC with milliseconds.
-        self.assertEqual(m.body, '{"type":"obs.fix","version":1,"producer":"phone","seq":%d,"time":"2024-05-17T08:00:00.123Z",'
+        # topic_seq right after seq: this publisher's only topic, so the same number.
+        self.assertEqual(pub.topic_seqs, {"obs.fix.phone": seq})
+        self.assertEqual(m.body, '{"type":"obs.fix","version":1,"producer":"phone","seq":%d,"topic_seq":%d,'
+                                 '"time":"2024-05-17T08:00:00.123Z",'
                                  '"payload":{"source":"phone","mode":"2d","lat":45.12345679,"lon":-0.00003,"speed":1.235,'
-                                 '"course":350,"satellites_used":7,"h_accuracy":4}}' % seq)
-        self.assertEqual((m.topic, m.seq, m.gap), ("obs.fix.phone", seq, None))
+                                 '"course":350,"satellites_used":7,"h_accuracy":4}}' % (seq, seq))
+        self.assertEqual((m.topic, m.seq, m.topic_seq, m.gap), ("obs.fix.phone", seq, seq, None))
         validate(m)
 
     def test_refused_messages_send_nothing_and_use_no_sequence_number(self):
         sub = self.subscriber(["obs.fix.phone"])
         pub = self.publisher()
         self.wait_until_subscribed(pub, sub)
-        before = pub.seq
+        before, topic_seqs = pub.seq, dict(pub.topic_seqs)
         refused = [
             lambda: pub.fix(lat=math.nan, lon=14.0),
             lambda: pub.fix(lat=45.0, lon=math.inf),
@@ -200,10 +203,10 @@ class PublishAndSubscribe(LiveDaemon):
         for i, attempt in enumerate(refused):
             with self.assertRaises(EnvelopeError, msg=f"attempt {i}"):
                 attempt()
-        self.assertEqual(pub.seq, before)
+        self.assertEqual((pub.seq, pub.topic_seqs), (before, topic_seqs))
         pub.fix(lat=45.0, lon=14.0, time=1_800_000_000)
         m = sub.receive(timeout=5)
-        self.assertEqual((m.seq, m.gap, m.payload["lat"]), (before + 1, None, 45))
+        self.assertEqual((m.seq, m.topic_seq, m.gap, m.payload["lat"]), (before + 1, topic_seqs["obs.fix.phone"] + 1, None, 45))
         self.assertIsNone(sub.receive(timeout=0.3), "a refused message reached the bus")
 
     def test_a_sequence_jump_and_a_restart_are_seen_as_gaps(self):
@@ -213,20 +216,41 @@ class PublishAndSubscribe(LiveDaemon):
         t = self.wait_until_subscribed(pub, sub)
         self.assertEqual(seen, [])
         a = pub.fix(lat=45.0, lon=14.0, time=t)
-        pub.seq += 3  # the lower-level hook: numbers a+1..a+3 are skipped, as if those were lost
-        b = pub.fix(lat=45.0, lon=14.0, time=t + 1)
+        ta = pub.topic_seqs["obs.fix.phone"]
+        pub.seq += 2  # the lower-level hook: seq a+1, a+2 skipped, as if on topics not subscribed to
+        b = pub.fix(lat=45.0, lon=14.0, time=t + 1)  # topic_seq follows on: no gap for this subscriber
+        pub.seq += 3  # both numbers skipped: messages of this topic lost
+        pub.topic_seqs["obs.fix.phone"] += 3
+        c = pub.fix(lat=45.0, lon=14.0, time=t + 2)
         pub.close()
-        again = self.publisher()  # the same producer started again: seq 1
-        c = again.fix(lat=45.0, lon=14.0, time=t + 2)
-        got = [sub.receive(timeout=5) for _ in range(3)]
+        again = self.publisher()  # the same producer started again: seq and topic_seq 1
+        d = again.fix(lat=45.0, lon=14.0, time=t + 3)
+        got = [sub.receive(timeout=5) for _ in range(4)]
         self.assertNotIn(None, got)
-        self.assertEqual([m.seq for m in got], [a, b, c])
-        self.assertEqual((b, c), (a + 4, 1))
-        self.assertIsNone(got[0].gap)
-        self.assertEqual((got[1].gap.after, got[1].gap.seq, got[1].gap.missed, got[1].gap.restarted), (a, b, 3, False))
-        self.assertEqual((got[2].gap.after, got[2].gap.seq, got[2].gap.missed, got[2].gap.restarted), (b, 1, 0, True))
-        self.assertEqual([(g.producer, s) for g, s in seen], [("phone", b), ("phone", 1)])
+        self.assertEqual([m.seq for m in got], [a, b, c, d])
+        self.assertEqual([m.topic_seq for m in got], [ta, ta + 1, ta + 5, 1])
+        self.assertEqual((b, c, d), (a + 3, a + 7, 1))
+        self.assertEqual([m.gap for m in got[:2]], [None, None])
+        gap, restart = got[2].gap, got[3].gap
+        self.assertEqual((gap.topic, gap.after, gap.seq, gap.missed, gap.restarted), ("obs.fix.phone", ta + 1, ta + 5, 3, False))
+        self.assertEqual((restart.topic, restart.after, restart.seq, restart.missed, restart.restarted),
+                         ("obs.fix.phone", ta + 5, 1, 0, True))
+        self.assertEqual([(g.producer, s) for g, s in seen], [("phone", c), ("phone", 1)])
         self.assertEqual((sub.gaps.missed, sub.gaps.restarts, sub.gaps.last_seen["phone"]), ({"phone": 3}, {"phone": 1}, 1))
+
+    def test_a_subscriber_to_everything_compares_seq(self):
+        seen = []
+        sub = self.subscriber([""], on_gap=lambda gap, message: seen.append(gap) if message.producer == "phone" else None)
+        pub = self.publisher()
+        t = self.wait_until_subscribed(pub, sub)
+        seen.clear()  # the probes' own start
+        a = pub.fix(lat=45.0, lon=14.0, time=t)
+        pub.seq += 2  # topic_seq follows on, seq does not: subscribed to everything, that is loss
+        pub.fix(lat=45.0, lon=14.0, time=t + 1)
+        deadline = time.monotonic() + 5
+        while not seen and time.monotonic() < deadline:
+            sub.receive(timeout=0.2)
+        self.assertEqual([(g.topic, g.after, g.seq, g.missed) for g in seen], [(None, a, a + 3, 2)])
 
     def test_validate_accepts_real_events_and_rejects_broken_ones(self):
         sub = self.subscriber([""])
@@ -264,6 +288,7 @@ class PublishAndSubscribe(LiveDaemon):
             "'4d' is not one of": broken(payload={"mode": "4d"}),
             "payload.h_accuracy: None is not of type": broken(payload={"h_accuracy": None}),
             "envelope.seq: 0 is less than the minimum": broken(seq=0),
+            "envelope.topic_seq: 0 is less than the minimum": broken(topic_seq=0),
             "does not match": broken(time="2024-05-17T08:00:00Z"),
             "version 2 has no schema": broken(version=2),
             "unknown event type 'location.teleport'": broken(type="location.teleport"),
@@ -348,6 +373,7 @@ sinks:
         self.assertEqual([s["state"] for s in statuses], ["starting", "running", "stopped"], self.daemon_log()[-2000:])
         self.assertEqual(statuses[-1].get("reason"), "finished")  # exit status 0: not restarted
         self.assertEqual([f["envelope"]["seq"] for f in fixes], [1, 2, 3, 4, 5])
+        self.assertEqual([f["envelope"]["topic_seq"] for f in fixes], [1, 2, 3, 4, 5])
         self.assertEqual({(f["envelope"]["producer"], f["envelope"]["payload"]["source"]) for f in fixes}, {("sim", "sim")})
         for r in records:
             validate(r["topic"], r["envelope"])
@@ -372,7 +398,8 @@ class Examples(LiveDaemon):
                 first = proc.stdout.readline()  # unbuffered: reads exactly one line
                 break
         time.sleep(0.2)
-        pub.seq += 2
+        pub.seq += 2  # seq alone would be other topics: the gap is in topic_seq
+        pub.topic_seqs["obs.fix.phone"] += 2
         for i in range(3):
             pub.fix(lat=45.5, lon=14.5, h_accuracy=3, time=t + i)
         out, err = proc.communicate(timeout=15)
@@ -381,8 +408,10 @@ class Examples(LiveDaemon):
         seqs = [r["envelope"]["seq"] for r in records]
         self.assertEqual(seqs[-3:], [pub.seq - 2, pub.seq - 1, pub.seq])
         self.assertEqual(seqs[:-3], list(range(seqs[0], pub.seq - 5 + 1)))
+        # One topic only: its topic_seq is seq, and a jump in it is loss (no "other topics").
+        self.assertEqual([r["envelope"]["topic_seq"] for r in records], seqs)
         self.assertEqual(err.decode().strip(),
-                         f"gap: phone seq {pub.seq - 5} -> {pub.seq - 2}, 2 message(s) lost or on topics not subscribed to")
+                         f"gap: phone obs.fix.phone topic_seq {pub.seq - 5} -> {pub.seq - 2}, 2 message(s) lost")
         for r in records:
             self.assertEqual(set(r), {"topic", "envelope"})
             validate(r["topic"], r["envelope"])

@@ -188,7 +188,7 @@ static void check_sequence(const char *id, unsigned long long seq, int filtered,
  * topic_seq counts per producer and topic, from 1, without gaps (docs/protocol.md 4.2). When
  * subscribed to some prefixes only, a prefix subscription gets every message of the topics it
  * matches, so here a jump means messages were lost, never that they went elsewhere. A return
- * to 1 means the producer restarted (or, past 4096 topics, started all its topics again).
+ * to 1 means the producer restarted (or, past 131,072 topics, started all its topics again).
  */
 static void check_topic_sequence(const char *id, const char *topic, size_t topic_len, unsigned long long topic_seq)
 {

@@ -42,7 +42,7 @@ public struct SequenceGapTracker: Sendable {
 
     /// Most (producer, topic) positions kept; past it all are forgotten, and the next message
     /// of each topic counts as its first (a gap there could then go unreported, never invented).
-    public static let topicLimit = 65_536
+    public static let topicLimit = 262_144
 
     /// Continues from positions saved earlier (producer → last sequence number seen).
     public init(lastSeen: [String: UInt64] = [:], perTopic: Bool = false) {

@@ -4,8 +4,10 @@
 /// beacons or fleet devices) every counter is forgotten and each topic starts again at 1, which
 /// subscribers read as a restart of that topic, never as loss.
 public struct TopicSequences: Sendable {
-    /// Most topics numbered before the counters start over.
-    public static let limit = 4096
+    /// Most topics numbered before the counters start over: above the MQTT source's default
+    /// `max_devices` (100,000), as a fleet server publishes a topic per device. About 100 bytes
+    /// a topic, spent only by a producer with that many topics.
+    public static let limit = 131_072
     private var last: [String: UInt64] = [:]
 
     public init() {}

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 #: message on each topic counts as its first: a gap there may then go unreported, but none is
 #: invented, and a subscriber to topics named after what a producer hears (beacons, fleet
 #: devices) does not grow without bound.
-TOPIC_POSITIONS_MAX = 65536
+TOPIC_POSITIONS_MAX = 262144
 
 
 @dataclass(frozen=True)
@@ -35,7 +35,7 @@ class GapTracker:
     carrying `topic_seq` is compared with the last one of its producer on its topic, where a jump
     is loss again. A message without `topic_seq` (an older producer) is compared by `seq`, as
     before, and a jump there may be either. A drop back to 1 is a restart (of the producer, or
-    with `topic` of that topic's numbering: a producer that numbered more than 4096 topics starts
+    with `topic` of that topic's numbering: a producer that numbered more than 131072 topics starts
     them all at 1 again).
 
     `missed` counts the messages in gaps, per producer; `restarts` the restarts seen, per

@@ -21,7 +21,7 @@ _BEARINGS = ("course", "heading")  # wrapped into [0, 360) after rounding, as Lo
 #: Most topics a Publisher numbers (topic_seq, protocol 4.2) before it forgets every counter
 #: and starts each topic at 1 again, as Locus does: memory stays bounded for a producer that
 #: names topics after what it hears, and subscribers see a restart of those topics, not loss.
-TOPIC_SEQ_LIMIT = 4096
+TOPIC_SEQ_LIMIT = 131072
 
 
 class PublisherError(RuntimeError):
@@ -39,7 +39,7 @@ class Publisher:
 
     Every message also carries `topic_seq`, numbered per topic from 1 (4.2): a subscriber to
     some prefixes only compares it to tell loss from messages on topics it did not subscribe
-    to. `topic_seqs` maps each topic to the last number used on it. Past TOPIC_SEQ_LIMIT (4096)
+    to. `topic_seqs` maps each topic to the last number used on it. Past TOPIC_SEQ_LIMIT (131072)
     topics every counter is forgotten and each topic starts at 1 again.
 
     The constructor waits up to `timeout` seconds for the hub's subscription (raising

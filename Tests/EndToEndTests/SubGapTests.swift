@@ -7,27 +7,7 @@ import Testing
 @Suite(.serialized) struct SubGapTests {
     @Test func gapsAndRestartsAreReportedOnStderrAndInJSON() async throws {
         let dir = E2E.temporaryDirectory()
-        let config = dir + "/config.yaml"
-        try """
-        hub:
-          external_topics: ["obs.fix.ext"]
-        services:
-          - type: standard
-            id: here
-        """.write(toFile: config, atomically: true, encoding: .utf8)
-        let env = ["LOCUS_RUNTIME_DIR": dir]
-        let locus = try ChildProcess(E2E.binary, ["run", config], directory: dir, environment: env)
-        defer { locus.kill9() }
-        let running = await ExecSupervisionTests.waitForPlugin(dir, "here", timeout: 20) { $0["state"] as? String == "running" }
-        #expect(running != nil, "\(locus.stderr)")
-        let sub = try ChildProcess(E2E.binary, ["sub", "--json", "--duration", "6", "-e", "ipc://\(dir)/publish.sock", "obs.fix.ext"],
-                                   directory: dir, environment: env)
-        defer { sub.kill9() }
-        try await Task.sleep(nanoseconds: 500_000_000)
-        let publish = try await runToEnd(E2E.python, [E2E.script("publish_sequence.py"), "ipc://\(dir)/ingest.sock", "ext",
-                                                      "1", "2", "3", "6", "7", "1", "2"], directory: dir, timeout: 30)
-        #expect(publish.status == 0, "\(publish.stdout)\(publish.stderr)")
-        #expect(await sub.wait(timeout: 15) == 0, "\(sub.stderr)")
+        let sub = try await Self.subscribe(in: dir, whilePublishing: ["1", "2", "3", "6", "7", "1", "2"])
 
         let lines = sub.stdout.split(separator: "\n").map(String.init)
         let gaps = lines.compactMap { line -> [String: Any]? in
@@ -45,7 +25,6 @@ import Testing
         try sub.stdout.write(toFile: file, atomically: true, encoding: .utf8)
         let check = try await runToEnd(E2E.python, [E2E.repoRoot + "/tools/validate_messages.py", file], directory: dir, timeout: 30)
         #expect(check.status == 0, "\(check.stdout)\(check.stderr)")
-        #expect(await locus.terminate().status == 0)
     }
 
     /// Issue 30, item 1: the README's `locus sub obs.fix. example.` on the default config
@@ -88,6 +67,21 @@ import Testing
     @Test func aPrefixSubscriberReportsAJumpInTopicSeqAsLossAndIgnoresJumpsInSeq() async throws {
         let dir = E2E.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
+        let sub = try await Self.subscribe(in: dir, whilePublishing: ["1/1", "3/2", "5/3", "9/5", "10/6", "1/1"])
+        let gaps = sub.stdout.split(separator: "\n").compactMap { line -> [String: Any]? in
+            (try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])?["gap"] as? [String: Any]
+        }
+        #expect(gaps.map { [$0["producer"] as? String, $0["topic"] as? String, "\($0["after"]!)", "\($0["seq"]!)", "\($0["missed"]!)"] }
+                == [["ext", "obs.fix.ext", "3", "5", "1"], ["ext", "obs.fix.ext", "6", "1", "0"]], "\(sub.stdout)")
+        #expect(sub.stderr.contains("locus sub: gap: ext obs.fix.ext topic_seq 3 -> 5, 1 message(s) lost\n"), "\(sub.stderr)")
+        #expect(sub.stderr.contains("locus sub: ext obs.fix.ext restarted (topic_seq 6 -> 1)"), "\(sub.stderr)")
+        #expect(sub.stderr.contains("1 missed in 2 gap(s) (ext 1)"), "\(sub.stderr)")
+    }
+
+    /// A daemon taking `obs.fix.ext` from outside, `locus sub --json obs.fix.ext` for 6 s, and
+    /// publish_sequence.py sending `numbers` (SEQ or SEQ/TOPIC_SEQ) as producer `ext`; returns
+    /// the finished subscriber once the daemon has stopped cleanly.
+    static func subscribe(in dir: String, whilePublishing numbers: [String]) async throws -> ChildProcess {
         let config = dir + "/config.yaml"
         try """
         hub:
@@ -103,20 +97,13 @@ import Testing
         #expect(running != nil, "\(locus.stderr)")
         let sub = try ChildProcess(E2E.binary, ["sub", "--json", "--duration", "6", "-e", "ipc://\(dir)/publish.sock", "obs.fix.ext"],
                                    directory: dir, environment: env)
-        defer { sub.kill9() }
         try await Task.sleep(nanoseconds: 500_000_000)
-        let publish = try await runToEnd(E2E.python, [E2E.script("publish_sequence.py"), "ipc://\(dir)/ingest.sock", "ext",
-                                                      "1/1", "3/2", "5/3", "9/5", "10/6", "1/1"], directory: dir, timeout: 30)
+        let publish = try await runToEnd(E2E.python, [E2E.script("publish_sequence.py"), "ipc://\(dir)/ingest.sock", "ext"] + numbers,
+                                         directory: dir, timeout: 30)
         #expect(publish.status == 0, "\(publish.stdout)\(publish.stderr)")
         #expect(await sub.wait(timeout: 15) == 0, "\(sub.stderr)")
-        let gaps = sub.stdout.split(separator: "\n").compactMap { line -> [String: Any]? in
-            (try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])?["gap"] as? [String: Any]
-        }
-        #expect(gaps.map { [$0["producer"] as? String, $0["topic"] as? String, "\($0["after"]!)", "\($0["seq"]!)", "\($0["missed"]!)"] }
-                == [["ext", "obs.fix.ext", "3", "5", "1"], ["ext", "obs.fix.ext", "6", "1", "0"]], "\(sub.stdout)")
-        #expect(sub.stderr.contains("locus sub: gap: ext obs.fix.ext topic_seq 3 -> 5, 1 message(s) lost\n"), "\(sub.stderr)")
-        #expect(sub.stderr.contains("locus sub: ext obs.fix.ext restarted (topic_seq 6 -> 1)"), "\(sub.stderr)")
-        #expect(sub.stderr.contains("1 missed in 2 gap(s) (ext 1)"), "\(sub.stderr)")
+        sub.kill9() // if it is still running after the wait
         #expect(await locus.terminate().status == 0)
+        return sub
     }
 }

@@ -11,13 +11,26 @@
 /// message. Services with control commands (beacon) keep one state per service and are
 /// refused, unless they are a `DeviceKeyedService` (region), which keys its state by device
 /// itself.
+///
+/// When the configured service is a `StatefulService`, each device's state is a record of its
+/// own for the runtime (`ServiceStateTracker`): a batch commits the devices it changed.
 public struct PerDeviceService: ServicePlugin {
     private let prototype: any ServicePlugin
     private var instances: [String: any ServicePlugin] = [:]
     private var orderedDevices: [String] = []
+    /// Whether the configured service keeps state the runtime commits.
+    public let isStateful: Bool
+    /// Devices whose state changed since `takeChangedStates`. A box, so that the runtime takes
+    /// them from a copy of the service without copying its table of instances.
+    private let changed = ChangedDevices()
+
+    private final class ChangedDevices {
+        var devices: Set<String> = []
+    }
 
     public init(prototype: any ServicePlugin) {
         self.prototype = prototype
+        isStateful = prototype is any StatefulService
     }
 
     public var subscriptions: [String] { prototype.subscriptions }
@@ -46,8 +59,38 @@ public struct PerDeviceService: ServicePlugin {
 
     private mutating func deliver(_ message: BusMessage, to device: String, output: inout ServiceOutput) throws {
         var own = ServiceOutput()
-        try instances[device]!.receive(message, output: &own)
+        if isStateful {
+            let before = (instances[device] as? any StatefulService)?.anyState
+            try instances[device]!.receive(message, output: &own)
+            let after = (instances[device] as? any StatefulService)?.anyState
+            if let before, let after, !statesEqual(before, after) { changed.devices.insert(device) }
+        } else {
+            try instances[device]!.receive(message, output: &own)
+        }
         for e in own.events { output.append(e, topic: e.topic + "." + device) }
+    }
+
+    /// The encoded states of the devices whose state changed since the last call, in device order.
+    public func takeChangedStates() throws -> [(device: String, state: [UInt8])] {
+        defer { changed.devices.removeAll(keepingCapacity: true) }
+        return try changed.devices.sorted().compactMap { device in
+            guard let s = instances[device] as? any StatefulService else { return nil }
+            return (device, try s.encodedState())
+        }
+    }
+
+    /// Gives each device in `states` an instance holding its committed state.
+    public mutating func restoreStates(_ states: [String: [UInt8]]) throws {
+        for (device, bytes) in states {
+            guard var s = prototype as? any StatefulService else { return }
+            try s.restoreState(from: bytes)
+            if instances[device] == nil {
+                let at = orderedDevices.firstIndex { $0 > device } ?? orderedDevices.endIndex
+                orderedDevices.insert(device, at: at)
+            }
+            instances[device] = s
+        }
+        changed.devices.removeAll()
     }
 }
 

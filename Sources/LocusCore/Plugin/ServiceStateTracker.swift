@@ -1,0 +1,66 @@
+/// What the runtime (and `ServiceDriver`) commits of a service's state: records, each a key and
+/// the encoded state it stands for. A `StatefulService` is one record (`service`); a
+/// `PerDeviceService` around one is a record per device (`device/<name>`), so a fleet server
+/// commits only the devices a batch changed.
+///
+/// Holds the last committed state, so `changes(in:)` returns nothing while the state stays the
+/// same: a batch that changed nothing and published nothing needs no commit (processing its
+/// messages again after a restart gives the same nothing).
+public struct ServiceStateTracker {
+    /// The record of a whole-service state.
+    public static let serviceKey = "service"
+    /// The prefix of a per-device record; the device follows.
+    public static let devicePrefix = "device/"
+
+    private enum Shape { case single, perDevice }
+    private let shape: Shape
+    private var committed: (any Equatable)?
+
+    /// A tracker for `service`, or nil when it keeps no state the runtime knows of.
+    public init?(for service: any ServicePlugin) {
+        if let s = service as? any StatefulService {
+            shape = .single
+            committed = s.anyState
+        } else if let p = service as? PerDeviceService, p.isStateful {
+            shape = .perDevice
+        } else {
+            return nil
+        }
+    }
+
+    /// The records that changed since the last call (or since the tracker was made), encoded.
+    public mutating func changes(in service: any ServicePlugin) throws -> [(key: String, value: [UInt8])] {
+        switch shape {
+        case .single:
+            guard let s = service as? any StatefulService else { return [] }
+            let now = s.anyState
+            if let committed, statesEqual(committed, now) { return [] }
+            let bytes = try s.encodedState()
+            committed = now
+            return [(Self.serviceKey, bytes)]
+        case .perDevice:
+            guard let p = service as? PerDeviceService else { return [] }
+            return try p.takeChangedStates().map { (Self.devicePrefix + $0.device, $0.state) }
+        }
+    }
+
+    /// Puts committed `records` into a fresh `service` (a record of another shape is ignored:
+    /// the config changed from or to `per_device`). Throws when a record does not decode.
+    public mutating func restore(_ records: [String: [UInt8]], into service: inout any ServicePlugin) throws {
+        switch shape {
+        case .single:
+            guard var s = service as? any StatefulService, let bytes = records[Self.serviceKey] else { return }
+            try s.restoreState(from: bytes)
+            committed = s.anyState
+            service = s
+        case .perDevice:
+            guard var p = service as? PerDeviceService else { return }
+            var devices: [String: [UInt8]] = [:]
+            for (key, value) in records where key.hasPrefix(Self.devicePrefix) {
+                devices[String(key.dropFirst(Self.devicePrefix.count))] = value
+            }
+            try p.restoreStates(devices)
+            service = p
+        }
+    }
+}

@@ -14,7 +14,19 @@ public struct OfflinePipeline {
         var service: any ServicePlugin
         var publisher: EventPublisher
         var outlet: MemoryOutlet
+        /// A fresh instance from the same configuration (`restartsServices`).
+        var rebuild: () throws -> PluginInstance
+        /// The service's state as the runtime would commit it (nil: it keeps none).
+        var tracker: ServiceStateTracker?
+        var committed: [String: [UInt8]] = [:]
     }
+
+    /// Restarts every `StatefulService` after each message it handles: a fresh instance given
+    /// its committed state, as the daemon does after a `kill -9`. Output must not change
+    /// (`GoldenCase.run(plugins:restartingServices:)` checks every golden case this way).
+    public var restartsServices = false
+    /// Restarts made so far.
+    public private(set) var restarts = 0
 
     /// What a stage receives, apart from the stage (routing every message through `stages`
     /// would copy each stage, service included, just to read its subscriptions).
@@ -43,7 +55,8 @@ public struct OfflinePipeline {
         stages = configuration.plugins.compactMap { p in
             guard case .service(let s) = p.instance else { return nil }
             let outlet = MemoryOutlet()
-            return Stage(id: p.id, service: s, publisher: EventPublisher(producer: p.id, outlet: outlet), outlet: outlet)
+            return Stage(id: p.id, service: s, publisher: EventPublisher(producer: p.id, outlet: outlet), outlet: outlet,
+                         rebuild: p.rebuild, tracker: ServiceStateTracker(for: s))
         }
         routes = stages.map { Route(id: $0.id, subscriptions: $0.service.subscriptions) }
         wantsTicks = routes.contains { $0.wants("clock.tick", from: "clock") }
@@ -126,6 +139,7 @@ public struct OfflinePipeline {
             for i in stages.indices where routes[i].wants(message.topic, from: message.envelope.producer) {
                 var output = ServiceOutput()
                 try stages[i].service.receive(message, output: &output)
+                if restartsServices, stages[i].tracker != nil { try restart(stage: i) }
                 guard !output.events.isEmpty else { continue }
                 for e in output.events { stages[i].publisher.publish(e.payload, topic: e.topic, time: e.time) }
                 let producer = stages[i].id
@@ -137,5 +151,15 @@ public struct OfflinePipeline {
                 }
             }
         }
+    }
+
+    /// Commits stage `i`'s state changes and replaces its service by a fresh instance holding them.
+    private mutating func restart(stage i: Int) throws {
+        for change in try stages[i].tracker!.changes(in: stages[i].service) { stages[i].committed[change.key] = change.value }
+        guard case .service(var fresh) = try stages[i].rebuild(), var tracker = ServiceStateTracker(for: fresh) else { return }
+        try tracker.restore(stages[i].committed, into: &fresh)
+        stages[i].service = fresh
+        stages[i].tracker = tracker
+        restarts += 1
     }
 }

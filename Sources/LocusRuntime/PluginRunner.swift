@@ -53,6 +53,8 @@ public final class PluginRunner: Service, @unchecked Sendable {
     static let stopBudgetMargin = 1.0
     /// The instance running now (for its counters).
     private var runningInstance: PluginInstance?
+    /// A `StatefulService`'s state keeper, once opened.
+    private var stateKeeper: ServiceStateKeeper?
 
     public convenience init(plugin: ConfiguredPlugin, bus: any BusAttachment, status: StatusBoard) throws {
         try self.init(plugin: plugin, bus: bus, status: status, gate: nil)
@@ -280,6 +282,13 @@ public final class PluginRunner: Service, @unchecked Sendable {
             let feed = try takeFeed(service.subscriptions)
             let followed = followFeed(service.subscriptions)
             defer { unfollowFeed(followed) }
+            if let keeper = try stateKeeper(for: service) {
+                var kept: any ServicePlugin = service
+                try keeper.start(&kept)
+                report(.running)
+                try await runKeepingState(&kept, keeper: keeper, feed: feed)
+                return
+            }
             report(.running)
             if let inbox = commandInbox, var commandable = service as? any CommandableService {
                 try await runCommandable(&commandable, feed: feed, inbox: inbox)
@@ -300,6 +309,36 @@ public final class PluginRunner: Service, @unchecked Sendable {
             defer { unfollowFeed(followed) }
             report(.running)
             try await sink.run(messages: consumedReporting(feed), context: makeContext())
+        }
+    }
+
+    /// The keeper of a `StatefulService`'s state, opened at the first start and kept for the
+    /// instances after it; nil when the service keeps no state or nothing may be persisted.
+    private func stateKeeper(for service: any ServicePlugin) throws -> ServiceStateKeeper? {
+        if let keeper = lock.withLock({ stateKeeper }) { return keeper }
+        guard let keeper = try ServiceStateKeeper.open(for: plugin, service: service, publisher: publisher) else { return nil }
+        lock.withLock { stateKeeper = keeper }
+        return keeper
+    }
+
+    /// The service loop with its state kept (`ServiceStateKeeper`): a batch is processed, then
+    /// committed with the events it caused, then those are published.
+    private func runKeepingState(_ service: inout any ServicePlugin, keeper: ServiceStateKeeper, feed: any BusFeed) async throws {
+        while let batch = await feed.queue.take() {
+            var events: [ServiceOutput.Event] = []
+            var handled = 0
+            for message in batch {
+                if Task.isCancelled { break }
+                handled += 1
+                if keeper.alreadyProcessed(message) { continue }
+                var output = ServiceOutput()
+                try service.receive(message, output: &output)
+                keeper.processed(message)
+                events += output.events
+            }
+            try keeper.commitAndPublish(service, events: events)
+            for message in batch.prefix(handled) { noteConsumed(message) }
+            if handled < batch.count { logCancelledBacklog(); return }
         }
     }
 
@@ -342,7 +381,8 @@ public final class PluginRunner: Service, @unchecked Sendable {
         switch instance {
         case .source(let s): return (s as? any ReportsCounters)?.reportedCounters
         case .sink(let s): return (s as? any ReportsCounters)?.reportedCounters
-        case .service, nil: return nil
+        case .service: return lock.withLock { stateKeeper }?.counters.reported
+        case nil: return nil
         }
     }
 

@@ -229,6 +229,29 @@ public final class ServiceStateStore: @unchecked Sendable {
         }
     }
 
+    /// Every record of one collection as the text stored (`put(_:key:json:)`), key → text.
+    public func textRecords(in collection: String) throws -> [String: String] {
+        let rows = try onQueue("read collection \(collection)") { db in
+            try Row.fetchAll(db.cachedStatement(sql: "SELECT key, value FROM record WHERE collection = ?"), arguments: [collection])
+        }
+        var out: [String: String] = [:]
+        for row in rows { out[row[0]] = row[1] }
+        return out
+    }
+
+    /// `event_type` of an outbox row holding a whole envelope (`append(envelope:topic:time:)`).
+    static let envelopeMarker = "locus.envelope"
+
+    /// Envelopes appended with `append(envelope:topic:time:)` and not yet acknowledged, oldest
+    /// first, with the time they were appended with (in milliseconds).
+    public func pendingEnvelopes() throws -> [(id: Int64, topic: String, body: String, committedMs: Int64)] {
+        let rows = try onQueue("read outbox") { db in
+            try Row.fetchAll(db.cachedStatement(sql: "SELECT id, topic, payload, time_ms FROM outbox WHERE event_type = ? ORDER BY id"),
+                             arguments: [Self.envelopeMarker])
+        }
+        return rows.map { ($0[0], $0[1], $0[2], $0[3]) }
+    }
+
     /// Outbox events not yet acknowledged, oldest (lowest id) first.
     public func unacknowledgedEvents() throws -> [StoredEvent] {
         let rows = try onQueue("read outbox") { db in
@@ -287,6 +310,17 @@ public final class ServiceStateStore: @unchecked Sendable {
             ids.append(db.lastInsertedRowID)
         case let .acknowledge(id):
             try db.cachedStatement(sql: "DELETE FROM outbox WHERE id <= ?").execute(arguments: [id])
+        case let .putText(collection, key, text):
+            guard !collection.isEmpty else {
+                throw StateStoreError(.invalidValue, path: path,
+                    "change \(index) puts key \"\(key)\" in a collection with an empty name; nothing of the batch was applied")
+            }
+            try db.cachedStatement(sql: "INSERT OR REPLACE INTO record (collection, key, value) VALUES (?, ?, ?)")
+                .execute(arguments: [collection, key, text])
+        case let .appendEnvelope(topic, time, body):
+            try db.cachedStatement(sql: "INSERT INTO outbox (topic, time_ms, event_type, payload) VALUES (?, ?, ?, ?)")
+                .execute(arguments: [topic, time.milliseconds, Self.envelopeMarker, body])
+            ids.append(db.lastInsertedRowID)
         }
     }
 

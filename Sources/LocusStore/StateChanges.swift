@@ -9,6 +9,8 @@ public struct StateChanges: Sendable {
         case deleteAll(collection: String)
         case setMeta(key: String, value: String?)
         case append(StoredEvent)
+        case putText(collection: String, key: String, text: String)
+        case appendEnvelope(topic: String, time: EventTime, body: String)
         case acknowledge(throughID: Int64)
     }
 
@@ -46,6 +48,18 @@ public struct StateChanges: Sendable {
     /// acknowledged once seen delivered). Its `id` is ignored: the commit assigns one.
     public mutating func append(_ event: StoredEvent) {
         changes.append(.append(event))
+    }
+
+    /// Sets `key` of `collection` to `text`, which must already be one JSON value (a service
+    /// state encoded by `ServiceStateCoding`): stored as it is, with no parse.
+    public mutating func put(_ collection: String, key: String, json text: String) {
+        changes.append(.putText(collection: collection, key: key, text: text))
+    }
+
+    /// Appends an encoded envelope to the outbox (the runtime's own commits: the exact bytes it
+    /// will publish, sequence numbers included). Read back with `pendingEnvelopes()`.
+    public mutating func append(envelope body: String, topic: String, time: EventTime) {
+        changes.append(.appendEnvelope(topic: topic, time: time, body: body))
     }
 
     /// Appends every change of `other`, after this batch's own.

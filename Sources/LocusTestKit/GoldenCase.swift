@@ -26,13 +26,16 @@ public struct GoldenCase: Sendable {
     /// The events `locus replay` prints for this case, computed in this process by the code
     /// `locus replay` runs, with `plugins` as the known plugin types (include every type the
     /// case's config uses) and `tickInterval` seconds between `clock.tick`s, as `--tick-interval`.
-    public func run(plugins: [PluginFactory], tickInterval: Double = 1) throws -> String {
+    /// With `restartingServices`, every stateful service is restarted from its committed state
+    /// after each message (`OfflinePipeline.restartsServices`): the output must be the same.
+    public func run(plugins: [PluginFactory], tickInterval: Double = 1, restartingServices: Bool = false) throws -> String {
         let logger = Logger(label: "golden") { _ in SwiftLogNoOpLogHandler() }
         let configuration = try ConfigLoader(factories: plugins, logger: logger).load(path: configPath, mode: .servicesOnly)
         var registry = PayloadRegistry.core
         for factory in plugins { for type in factory.payloadTypes { registry.register(type) } }
         var timeline = RecordingTimeline(reader: try LineReader(path: inputPath), topics: ["obs."], tickInterval: tickInterval, registry: registry)
         var pipeline = OfflinePipeline(configuration: configuration, registry: registry, logger: logger)
+        pipeline.restartsServices = restartingServices
         var out = [UInt8]()
         try pipeline.run(&timeline, tickInterval: tickInterval) { out += $0 }
         return String(decoding: out, as: UTF8.self)
@@ -40,9 +43,9 @@ public struct GoldenCase: Sendable {
 
     /// nil when `run` gives `expected.jsonl` (numbers within a relative 1e-9, everything else
     /// exactly: `GoldenComparison`), else the first difference, naming the line.
-    public func difference(plugins: [PluginFactory], tickInterval: Double = 1) throws -> String? {
+    public func difference(plugins: [PluginFactory], tickInterval: Double = 1, restartingServices: Bool = false) throws -> String? {
         let expected = try String(contentsOfFile: expectedPath, encoding: .utf8)
-        return GoldenComparison.difference(stream: try run(plugins: plugins, tickInterval: tickInterval), expected)
+        return GoldenComparison.difference(stream: try run(plugins: plugins, tickInterval: tickInterval, restartingServices: restartingServices), expected)
     }
 
     /// Writes `expected.jsonl` from `run`: after a change whose new events you have reviewed.

@@ -51,6 +51,17 @@ import Testing
         #expect(d == nil, "\(name) in-process: \(d ?? "")")
     }
 
+    /// Issue 31: a service restarted from its committed state after every message it handles
+    /// (`ServiceDriver`'s restarts, in `locus replay`'s pipeline) gives the same events.
+    @Test(arguments: cases)
+    func restartingEveryServiceAfterEveryMessageGivesTheExpectedEvents(name: String) throws {
+        let dir = Self.root + "/" + name
+        let actual = try GoldenCase(directory: dir).run(plugins: BuiltinPlugins.all, restartingServices: true)
+        let expected = try String(contentsOfFile: dir + "/expected.jsonl", encoding: .utf8)
+        let d = GoldenComparison.difference(stream: actual, expected)
+        #expect(d == nil, "\(name) restarted after every message: \(d ?? "")")
+    }
+
     @Test(.timeLimit(.minutes(3)), arguments: cases)
     func sixtyTimesRealTimeThroughTheDaemonGivesTheSameEvents(name: String) async throws {
         let dir = Self.root + "/" + name

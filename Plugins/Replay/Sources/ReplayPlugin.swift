@@ -14,6 +14,6 @@ public enum ReplayPlugin {
         guard ReplaySource.format(of: path, configured: config.format) != nil else {
             throw ConfigValueError(key: "format", "cannot tell the format of '\(config.file)' from its first 64 KiB (no NMEA sentence, gpsd or Locus JSON line or GPX header); set format: locus, nmea, gpsd or gpx")
         }
-        return ReplaySource(configuration: config, path: path, pluginID: setup.id)
+        return ReplaySource(configuration: config, path: path, pluginID: setup.id, stateDirectory: setup.stateDirectory)
     }
 }

@@ -17,10 +17,15 @@ public struct ReplaySource: SourcePlugin {
     /// Source id for NMEA, gpsd and GPX files.
     public let source: String
 
-    /// `pluginID` is the default `source` (the factory passes the configured id).
-    public init(configuration: ReplayConfiguration, path: String, pluginID: String = "replay") {
+    /// For `loop: true` with a state directory: where the next passes' offset is kept.
+    let loopPosition: LoopPositionFile?
+
+    /// `pluginID` is the default `source` (the factory passes the configured id). With
+    /// `stateDirectory` a looping replay continues in event time after a restart (`LoopPositionFile`).
+    public init(configuration: ReplayConfiguration, path: String, pluginID: String = "replay", stateDirectory: String? = nil) {
         self.configuration = configuration
         self.path = path
+        loopPosition = configuration.loop ? stateDirectory.map { LoopPositionFile(path: $0 + "/replay/" + pluginID + ".loop") } : nil
         self.source = configuration.source ?? pluginID
         self.format = Self.format(of: path, configured: configuration.format) ?? .locus
     }
@@ -61,14 +66,19 @@ public struct ReplaySource: SourcePlugin {
 
     private func runRecording(context: PluginContext) async throws {
         let reader = try LineReader(path: path)
-        var timeline = RecordingTimeline(reader: reader, topics: configuration.topics,
-                                         tickInterval: configuration.tickInterval, loop: configuration.loop)
+        var timeline = RecordingTimeline(reader: reader, topics: configuration.topics, tickInterval: configuration.tickInterval,
+                                         loop: configuration.loop, loopOffset: loopPosition?.read(logger: context.logger) ?? 0)
+        var savedOffset: Int64?
         let tick = ClockTick(basis: .recorded, interval: configuration.tickInterval)
         var pacer = Pacer(speed: configuration.speed)
         var published = 0
         var skipped = 0
         while let item = timeline.next() {
             try Task.checkCancellation()
+            if let offset = timeline.nextPassesOffset, offset != savedOffset {
+                loopPosition?.write(offset, logger: context.logger)
+                savedOffset = offset
+            }
             switch item {
             case .tick(let time):
                 try await pacer.wait(until: time)
@@ -95,7 +105,7 @@ public struct ReplaySource: SourcePlugin {
     private func runDecoded(context: PluginContext) async throws {
         let options = DecodeOptions(source: source, fallbackDate: configuration.date, includeSky: true)
         let tick = ClockTick(basis: .recorded, interval: configuration.tickInterval)
-        var scheduler = TickScheduler(tickInterval: configuration.tickInterval)
+        var scheduler = TickScheduler(tickInterval: configuration.tickInterval, loopOffset: loopPosition?.read(logger: context.logger) ?? 0)
         var pacer = Pacer(speed: configuration.speed)
         var published = 0
         var pass = 0
@@ -131,6 +141,7 @@ public struct ReplaySource: SourcePlugin {
                     published += 1
                 }
             }
+            if let offset = scheduler.nextPassesOffset { loopPosition?.write(offset, logger: context.logger) }
         } while scheduler.endOfPass(loop: configuration.loop)
         if let t = scheduler.closingTick() {
             try await pacer.wait(until: t)

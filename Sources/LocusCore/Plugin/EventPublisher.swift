@@ -60,10 +60,60 @@ public final class EventPublisher: @unchecked Sendable {
         }
     }
 
+    /// Encodes `events` as this producer's next messages without sending them, advancing the
+    /// counters as publishing would: the runtime commits the bytes with the state that caused
+    /// them, then `send`s them (a `StatefulService`'s events, `ServiceStateKeeper`).
+    public func encode(_ events: [ServiceOutput.Event]) -> [EncodedEvent] {
+        lock.lock()
+        defer { lock.unlock() }
+        return events.map { e in
+            seq += 1
+            let topicSeq = topicSequences.next(e.topic)
+            var w = JSONWriter()
+            EnvelopeCodec.encode(e.payload, producer: producer, seq: seq, topicSeq: topicSeq, time: e.time, into: &w)
+            return EncodedEvent(topic: e.topic, time: e.time, seq: seq, topicSeq: topicSeq, body: w.bytes)
+        }
+    }
+
+    /// Sends messages made by `encode`, in order.
+    public func send(_ encoded: [EncodedEvent]) {
+        for e in encoded {
+            observer?.published(producer: producer, topic: e.topic, seq: e.seq)
+            outlet.send(topic: e.topic, body: e.body)
+        }
+    }
+
+    /// Continues numbering after a restart: the next message gets `seq + 1`, and each topic in
+    /// `topicSequences` the number after its own.
+    public func restoreSequences(seq: UInt64, topicSequences restored: [String: UInt64]) {
+        lock.lock()
+        defer { lock.unlock() }
+        self.seq = seq
+        topicSequences = TopicSequences()
+        for (topic, last) in restored { topicSequences.set(topic, last: last) }
+    }
+
     /// The sequence number of the last message published.
     public var lastSequence: UInt64 {
         lock.lock()
         defer { lock.unlock() }
         return seq
+    }
+}
+
+/// An event encoded as an envelope by `EventPublisher.encode`, not yet sent.
+public struct EncodedEvent: Sendable {
+    public var topic: String
+    public var time: EventTime
+    public var seq: UInt64
+    public var topicSeq: UInt64
+    public var body: [UInt8]
+
+    public init(topic: String, time: EventTime, seq: UInt64, topicSeq: UInt64, body: [UInt8]) {
+        self.topic = topic
+        self.time = time
+        self.seq = seq
+        self.topicSeq = topicSeq
+        self.body = body
     }
 }

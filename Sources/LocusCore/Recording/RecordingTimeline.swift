@@ -23,14 +23,18 @@ public struct RecordingTimeline {
     private var held: Item?
     private var finished = false
 
+    /// `loopOffset` shifts the first pass (`TickScheduler.init(tickInterval:loopOffset:)`).
     public init(reader: LineReader, topics: [String], tickInterval: Double, loop: Bool = false,
-                registry: PayloadRegistry = PayloadRegistry()) {
+                registry: PayloadRegistry = PayloadRegistry(), loopOffset: Int64 = 0) {
         self.reader = reader
         self.topics = topics
-        self.ticks = TickScheduler(tickInterval: tickInterval)
+        self.ticks = TickScheduler(tickInterval: tickInterval, loopOffset: loopOffset)
         self.loop = loop
         self.registry = registry
     }
+
+    /// `TickScheduler.nextPassesOffset` of this timeline's ticks.
+    public var nextPassesOffset: Int64? { ticks.nextPassesOffset }
 
     public mutating func next() -> Item? {
         if due != nil {

@@ -21,9 +21,18 @@ public struct TickScheduler {
     /// ticks: a replay that never got to its next fix.
     public static let maxTicksPerGap = 86_400
 
-    public init(tickInterval: Double) {
+    /// `loopOffset` shifts the first pass (a looping replay continuing after a restart, see
+    /// `nextPassesOffset`); it is rounded down to whole ticks, so ticks fall between messages
+    /// as in the recording.
+    public init(tickInterval: Double, loopOffset: Int64 = 0) {
         tickMillis = max(10, Int64((tickInterval * 1000).rounded()))
+        self.loopOffset = (loopOffset / tickMillis) * tickMillis
     }
+
+    /// Once a loop pass has ended: the offset of the pass after the one now starting. A looping
+    /// replay stopped at any moment of the pass now starting resumes with it, and never goes
+    /// back in event time. nil before the first pass ended (its length is not known yet).
+    public private(set) var nextPassesOffset: Int64?
 
     /// The ticks due before a message recorded at `recorded`, and its shifted time.
     public mutating func message(at recorded: EventTime) -> (ticks: DueTicks, time: EventTime) {
@@ -54,7 +63,9 @@ public struct TickScheduler {
     /// At the end of a pass: true (and the next pass shifted) if another pass should follow.
     public mutating func endOfPass(loop: Bool) -> Bool {
         guard loop, sawMessageThisPass, let first = firstTime, let last = lastTime else { return false }
+        let previous = loopOffset
         loopOffset = (last + tickMillis) - first
+        nextPassesOffset = loopOffset + (loopOffset - previous)
         sawMessageThisPass = false
         return true
     }

@@ -24,6 +24,12 @@ public struct TopicSequences: Sendable {
         return 1
     }
 
+    /// Sets the last number given on `topic` (restoring counters after a restart).
+    public mutating func set(_ topic: String, last: UInt64) {
+        if self.last[topic] == nil, self.last.count >= Self.limit { return }
+        self.last[topic] = last
+    }
+
     /// How many topics are numbered now.
     public var count: Int { last.count }
 }

@@ -1,0 +1,236 @@
+import Foundation
+import LocusCore
+import LocusStore
+import Logging
+
+/// Keeps a `StatefulService`'s state for its runner (issue 31, docs/writing-plugins.md "State"),
+/// in one store per service: `<state directory>/services/<id>.sqlite`.
+///
+/// Per batch of messages the runner takes from its feed: what changed of the service's state,
+/// how far its input was processed (`InputPosition`), the events the batch caused, encoded with
+/// their sequence numbers, and the publisher's counters go into one transaction; then the
+/// events are published. At start the last commit is put back: the state into the fresh
+/// instance, the counters into the publisher, and events committed but perhaps not published
+/// (a `kill -9` between commit and publish) are published, except those the hub's journal
+/// shows it received. So output continues after a restart with no event missing or repeated.
+///
+/// A batch that changed no state and caused no event is not committed: processed again after a
+/// restart, it gives the same nothing.
+///
+/// Published events stay in the outbox for `acknowledgeAfter` seconds: publishing hands them to
+/// the outlet's thread, which passes them to the hub a moment later, so an event is only known
+/// to have reached the hub (and its journal) some time after `send` returned. Later commits
+/// delete the older ones; at a start the journal is searched for every one still there.
+final class ServiceStateKeeper {
+    let id: String
+    let store: ServiceStateStore
+    let publisher: EventPublisher
+    let journal: JournalLocation?
+    let logger: Logger
+    private var tracker: ServiceStateTracker?
+    private var position = InputPosition()
+    /// Outbox ids published, with the wall-clock time they were: acknowledged by the first
+    /// commit `acknowledgeAfter` seconds later.
+    private var published: [(id: Int64, atMs: Int64)] = []
+    private var publishedHead = 0
+    static let acknowledgeAfter: Int64 = 5_000
+    /// What the runner reports (`locus ctl status`, metrics); read from other threads.
+    var counters: Counters { countersLock.withLock { counted } }
+    private var counted = Counters()
+    private let countersLock = NSLock()
+
+    private func count(_ change: (inout Counters) -> Void) { countersLock.withLock { change(&counted) } }
+
+    struct Counters {
+        /// Input messages skipped after a restart because the service had processed them.
+        var alreadyProcessed: UInt64 = 0
+        /// Transactions committed.
+        var commits: UInt64 = 0
+        /// Events committed before a restart and published after it.
+        var republished: UInt64 = 0
+        /// Events committed before a restart that the journal shows were delivered.
+        var alreadyDelivered: UInt64 = 0
+
+        var reported: [String: UInt64] {
+            ["state_commits": commits, "inputs_already_processed": alreadyProcessed,
+             "events_republished": republished, "events_already_delivered": alreadyDelivered]
+        }
+    }
+
+    static let stateCollection = "state"
+    static let positionCollection = "position"
+    static let topicSeqCollection = "topic_seq"
+    static let seqMeta = "seq"
+
+    /// The keeper for `service`, or nil when there is nothing to keep: no state directory
+    /// (`locus replay`, tests) or a service that is not a `StatefulService`.
+    static func open(for plugin: ConfiguredPlugin, service: any ServicePlugin, publisher: EventPublisher) throws -> ServiceStateKeeper? {
+        guard let directory = plugin.setup.stateDirectory, ServiceStateTracker(for: service) != nil else { return nil }
+        let store = try ServiceStateStore(path: directory + "/services/" + plugin.id + ".sqlite", kind: "service")
+        return ServiceStateKeeper(id: plugin.id, store: store, publisher: publisher, journal: plugin.setup.journal,
+                                  logger: plugin.setup.logger)
+    }
+
+    init(id: String, store: ServiceStateStore, publisher: EventPublisher, journal: JournalLocation?, logger: Logger) {
+        self.id = id
+        self.store = store
+        self.publisher = publisher
+        self.journal = journal
+        self.logger = logger
+    }
+
+    /// Puts the last commit back into a fresh `service` and the publisher, and publishes what
+    /// was committed but not seen delivered. Called before each instance's first message.
+    func start(_ service: inout any ServicePlugin) throws {
+        var tracker = ServiceStateTracker(for: service)
+        let records = try store.textRecords(in: Self.stateCollection)
+        if !records.isEmpty {
+            do {
+                try tracker?.restore(records.mapValues { Array($0.utf8) }, into: &service)
+            } catch {
+                logger.error("the saved state does not decode; the service starts from empty state", metadata: [
+                    "plugin": "\(id)", "store": "\(store.path ?? "")", "reason": "\(error)"])
+                tracker = ServiceStateTracker(for: service)
+            }
+        }
+        self.tracker = tracker
+        var marks: [String: InputPosition.Mark] = [:]
+        for (key, text) in try store.textRecords(in: Self.positionCollection) {
+            if let mark = InputPosition.mark(fromText: text) { marks[key] = mark }
+        }
+        position = InputPosition(committed: marks)
+        var topicSeqs: [String: UInt64] = [:]
+        for (topic, text) in try store.textRecords(in: Self.topicSeqCollection) { topicSeqs[topic] = UInt64(text) }
+        let seq = try store.meta(Self.seqMeta).flatMap { UInt64($0) } ?? 0
+        publisher.restoreSequences(seq: seq, topicSequences: topicSeqs)
+        try publishPending()
+        if !records.isEmpty || seq > 0 {
+            logger.info("service state restored", metadata: [
+                "plugin": "\(id)", "records": "\(records.count)", "inputs": "\(marks.count)", "seq": "\(seq)"])
+        }
+    }
+
+    /// True when `message` was processed before the restart (counted; the runner skips it).
+    func alreadyProcessed(_ message: BusMessage) -> Bool {
+        guard position.alreadyProcessed(message) else { return false }
+        count { $0.alreadyProcessed += 1 }
+        return true
+    }
+
+    /// Records that the service processed `message`.
+    func processed(_ message: BusMessage) { position.processed(message) }
+
+    /// Commits the batch just processed (state changes, input position, `events` encoded) in one
+    /// transaction, then publishes the events. Throws when the commit fails: nothing of the
+    /// batch was committed or published (the runner restarts the service from the last commit).
+    func commitAndPublish(_ service: any ServicePlugin, events: [ServiceOutput.Event]) throws {
+        let stateChanges = try tracker?.changes(in: service) ?? []
+        if stateChanges.isEmpty, events.isEmpty { return }
+        let encoded = publisher.encode(events)
+        let now = Self.wallClockMs()
+        var changes = StateChanges()
+        for change in stateChanges {
+            changes.put(Self.stateCollection, key: change.key, json: String(decoding: change.value, as: UTF8.self))
+        }
+        for (key, mark) in position.takeChanged() {
+            changes.put(Self.positionCollection, key: key, json: InputPosition.text(mark))
+        }
+        if let last = encoded.last {
+            changes.setMeta(Self.seqMeta, String(last.seq))
+            var lastOnTopic: [String: UInt64] = [:]
+            for e in encoded {
+                lastOnTopic[e.topic] = e.topicSeq
+                // The row's time is when it was committed, for the journal search after a restart.
+                changes.append(envelope: String(decoding: e.body, as: UTF8.self), topic: e.topic, time: EventTime(milliseconds: now))
+            }
+            for (topic, n) in lastOnTopic { changes.put(Self.topicSeqCollection, key: topic, json: String(n)) }
+        }
+        var acknowledged = publishedHead
+        while acknowledged < published.count, published[acknowledged].atMs <= now - Self.acknowledgeAfter { acknowledged += 1 }
+        if acknowledged > publishedHead { changes.acknowledge(through: published[acknowledged - 1].id) }
+        let ids = try store.commit(changes)
+        count { $0.commits += 1 }
+        publishedHead = acknowledged
+        if publishedHead > 1024, publishedHead * 2 > published.count {
+            published.removeFirst(publishedHead)
+            publishedHead = 0
+        }
+        if let last = ids.last { published.append((last, now)) }
+        CrashHook.afterCommit(id)
+        publisher.send(encoded)
+    }
+
+    /// Publishes envelopes committed before the restart and not acknowledged, except those the
+    /// journal shows the hub received; then acknowledges them all.
+    private func publishPending() throws {
+        let pending = try store.pendingEnvelopes()
+        guard let last = pending.last else { return }
+        let delivered = deliveredSequences(pending.map(\.topic), since: pending.map(\.committedMs).min() ?? 0)
+        var sent = 0
+        for row in pending {
+            let body = Array(row.body.utf8)
+            let seq = body.withUnsafeBytes { EnvelopeOrigin.read($0)?.seq }
+            if let delivered, let seq, delivered.contains(seq) {
+                count { $0.alreadyDelivered += 1 }
+                continue
+            }
+            guard let seq else { continue }
+            publisher.send([EncodedEvent(topic: row.topic, time: EventTime(milliseconds: 0), seq: seq, topicSeq: 0, body: body)])
+            count { $0.republished += 1 }
+            sent += 1
+        }
+        var ack = StateChanges()
+        ack.acknowledge(through: last.id)
+        try store.commit(ack)
+        published.removeAll()
+        publishedHead = 0
+        if sent > 0 {
+            let how = delivered == nil ? "no journal shows which were delivered: subscribers may see some twice (same producer and seq)"
+                : "the journal did not have them"
+            logger.info("published events committed before the restart", metadata: [
+                "plugin": "\(id)", "events": "\(sent)", "why": "\(how)"])
+        }
+    }
+
+    /// The sequence numbers of this producer's messages the journal took since a minute before
+    /// `since` (wall-clock ms); nil when the journal cannot tell (none, or it does not take `topics`).
+    private func deliveredSequences(_ topics: [String], since: Int64) -> Set<UInt64>? {
+        guard let journal, topics.allSatisfy(journal.takes) else { return nil }
+        let reader = JournalReader(directory: journal.directory)
+        var at = reader.position(since: since - 60_000)
+        var seqs = Set<UInt64>()
+        let producer = id
+        while true {
+            let outcome = reader.read(from: at) { entry in
+                if let origin = EnvelopeOrigin.read(entry.body), origin.producer == producer { seqs.insert(origin.seq) }
+                return true
+            }
+            if outcome.reachedEnd || outcome.next == at { break }
+            at = outcome.next
+        }
+        return seqs
+    }
+
+    static func wallClockMs() -> Int64 { Int64(Date().timeIntervalSince1970 * 1000) }
+
+    func close() { try? store.close() }
+}
+
+/// A test hook: `LOCUS_TEST_KILL_AFTER_COMMIT=<service id>:<n>` kills the process with SIGKILL
+/// right after that service's n-th commit, before it publishes (the crash tests use it to stop
+/// exactly between the two).
+enum CrashHook {
+    private static let target: (id: String, count: Int)? = {
+        guard let value = ProcessInfo.processInfo.environment["LOCUS_TEST_KILL_AFTER_COMMIT"],
+              let colon = value.lastIndex(of: ":"), let n = Int(value[value.index(after: colon)...]) else { return nil }
+        return (String(value[..<colon]), n)
+    }()
+    private static let lock = NSLock()
+    nonisolated(unsafe) private static var commits: [String: Int] = [:]
+
+    static func afterCommit(_ id: String) {
+        guard let target, target.id == id else { return }
+        let n = lock.withLock { commits[id, default: 0] += 1; return commits[id]! }
+        if n == target.count { kill(getpid(), SIGKILL) }
+    }
+}

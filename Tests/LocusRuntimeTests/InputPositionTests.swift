@@ -1,0 +1,49 @@
+import LocusCore
+@testable import LocusRuntime
+import Testing
+
+/// How the runner recognises, after a restart, the input a service already processed.
+struct InputPositionTests {
+    func message(_ topic: String = "obs.fix.gps0", producer: String = "walk", ms: Int64, seq: UInt64 = 1) -> BusMessage {
+        let fix = Fix(source: "gps0", mode: .threeD, latitude: 46, longitude: 14)
+        return BusMessage(topic: topic, envelope: Envelope(producer: producer, seq: seq, time: EventTime(milliseconds: ms), payload: fix))
+    }
+
+    @Test func aRestartedReplaySkipsWhatWasProcessedIncludingMessagesAtTheSameTime() {
+        var before = InputPosition()
+        for m in [message(ms: 1000), message(ms: 2000), message(ms: 2000), message(ms: 3000)] { before.processed(m) }
+        // Two messages at 3000 exist in the input; only the first was processed before the kill.
+        let committed = Dictionary(uniqueKeysWithValues: before.takeChanged().map { ($0.key, $0.mark) })
+        #expect(committed[InputPosition.key(producer: "walk", topic: "obs.fix.gps0")] == .init(time: 3000, count: 1))
+        var after = InputPosition(committed: committed)
+        let replayed = [message(ms: 1000), message(ms: 2000), message(ms: 2000), message(ms: 3000), message(ms: 3000), message(ms: 4000)]
+        #expect(replayed.map { after.alreadyProcessed($0) } == [true, true, true, true, false, false])
+    }
+
+    @Test func skippingEndsAtTheFirstNewMessageSoALateOneIsProcessedLater() {
+        var after = InputPosition(committed: [InputPosition.key(producer: "walk", topic: "obs.fix.gps0"): .init(time: 5000, count: 1)])
+        #expect(!after.alreadyProcessed(message(ms: 6000)))
+        // A live source's occasional late message, once past the restart: processed as before.
+        #expect(!after.alreadyProcessed(message(ms: 4000)))
+    }
+
+    @Test func positionsArePerProducerAndTopic() {
+        var after = InputPosition(committed: [InputPosition.key(producer: "walk", topic: "obs.fix.gps0"): .init(time: 5000, count: 1)])
+        #expect(after.alreadyProcessed(message(ms: 4000)))
+        #expect(!after.alreadyProcessed(message("obs.fix.gps1", ms: 4000)))
+        #expect(!after.alreadyProcessed(message(producer: "other", ms: 4000)))
+    }
+
+    @Test func aLateMessageDoesNotMoveThePositionBack() {
+        var p = InputPosition()
+        p.processed(message(ms: 5000))
+        p.processed(message(ms: 4000))
+        #expect(p.marks.values.first == .init(time: 5000, count: 1))
+    }
+
+    @Test func marksRoundTripAndDamagedTextIsRefused() {
+        let mark = InputPosition.Mark(time: 1_700_000_000_123, count: 3)
+        #expect(InputPosition.mark(fromText: InputPosition.text(mark)) == mark)
+        for bad in ["", "[1]", "[a,1]", "[1,-1]", "1,2", "[1,2,3]"] { #expect(InputPosition.mark(fromText: bad) == nil, "\(bad)") }
+    }
+}

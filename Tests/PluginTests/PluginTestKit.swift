@@ -1,6 +1,7 @@
 import Foundation
 import LocusCore
 import Logging
+import Testing
 
 @_exported import LocusTestKit
 
@@ -19,4 +20,30 @@ func temporaryPath(_ name: String) -> String {
     let dir = NSTemporaryDirectory() + "locus-tests-\(UUID().uuidString)"
     try! FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
     return dir + "/" + name
+}
+
+/// Each event as its topic, time and payload JSON: two runs emitted the same when these are equal.
+func wireForm(_ events: [ServiceOutput.Event]) -> [String] {
+    events.map { e in
+        var w = JSONWriter()
+        e.payload.write(to: &w)
+        return "\(e.topic) \(e.time.milliseconds) \(String(decoding: w.bytes, as: UTF8.self))"
+    }
+}
+
+/// Feeds `messages` to a service from `make` twice, once as is and once restarted from its
+/// committed state after every message (a fresh `make()` each time), and checks both emit the
+/// same: the state holds everything the service remembers. Returns the restarted driver.
+@discardableResult
+func expectSameEventsWhenRestarted<S: StatefulService>(_ make: @escaping () -> S, _ messages: [BusMessage],
+                                                      sourceLocation: SourceLocation = #_sourceLocation) throws -> ServiceDriver<S> {
+    var plain = ServiceDriver(make())
+    try plain.send(messages)
+    var restarted = ServiceDriver(make(), restartingWith: make)
+    try restarted.send(messages)
+    #expect(!plain.events.isEmpty, "a sequence that emits nothing shows nothing", sourceLocation: sourceLocation)
+    #expect(wireForm(restarted.events) == wireForm(plain.events), sourceLocation: sourceLocation)
+    #expect(restarted.restarts == messages.count, sourceLocation: sourceLocation)
+    #expect(try restarted.committedState() != nil, sourceLocation: sourceLocation)
+    return restarted
 }

@@ -75,6 +75,34 @@ private typealias S = LocationScene
         #expect(older.map(\.event.source) == ["a"])
     }
 
+    // MARK: state
+
+    @Test func restartedFromItsStateAfterEveryFixItPublishesTheSame() throws {
+        let make = { SignificantChangeService(id: "moves", configuration: .with { $0.minDistance = 200; $0.minInterval = 150 }) }
+        let creep = (1...12).map { S.fix(at: Double($0 * 100), north: Double($0 * 110)) }
+        try expectSameEventsWhenRestarted(make, [S.fix(at: 0, north: 2000, accuracy: 300), S.fix(at: 0)] + creep + [
+            S.fix(at: 1300, north: 5000, accuracy: 400),
+            S.fix("phone", at: 1250, north: 3000),
+            S.fix(at: 1600, north: 1600, accuracy: nil),
+            S.fix(at: 1700, north: 1700),
+        ])
+    }
+
+    @Test func aRestartDoesNotPublishTheNextFixAsAFirstFix() throws {
+        let make = { SignificantChangeService(id: "moves", configuration: .init()) }
+        var driver = ServiceDriver(make())
+        try driver.send(S.fix(at: 0))
+        try driver.restart(make())
+        #expect(try driver.send(S.fix(at: 400, north: 10)).isEmpty, "10 m from the published position")
+        let moved = try driver.send(S.fix(at: 800, north: 600)).compactMap { $0.payload as? SignificantLocation }
+        #expect(moved.count == 1 && moved.first?.elapsed == 800)
+        #expect(moved.first.map { abs($0.distance! - 600) < 0.01 } == true)
+        #expect(driver.restarts == 1)
+        // What a service without the state would have done.
+        var fresh = ServiceDriver(make())
+        #expect(try fresh.send(S.fix(at: 400, north: 10)).count == 1)
+    }
+
     @Test func subscriptions() {
         #expect(SignificantChangeService(id: "m", configuration: .init()).subscriptions == ["obs.fix."])
         #expect(SignificantChangeService(id: "m", configuration: .with { $0.sources = ["gps0", "phone"] }).subscriptions

@@ -35,6 +35,27 @@ import Testing
         #expect(output.events.map { ($0.payload as! SpeedAlert).source } == ["gps0", "gps1"])
     }
 
+    @Test func restartedFromItsStateAfterEveryFixItPublishesTheSame() throws {
+        let make = { SpeedAlertService(id: "alert", configuration: .with { $0.limit = 10; $0.hysteresis = 2 }) }
+        let speeds: [Double?] = [5, 11, 9, 12, 7.9, nil, 8.5, 10.5, 10.2, 7]
+        let messages = speeds.enumerated().flatMap { i, speed in
+            [fixMessage(source: "gps0", speed: speed, at: Double(i)), fixMessage(source: "gps1", speed: speed.map { 20 - $0 }, at: Double(i))]
+        }
+        try expectSameEventsWhenRestarted(make, messages)
+    }
+
+    @Test func aSourceOverTheLimitAtARestartIsNotReportedOverAgain() throws {
+        let make = { SpeedAlertService(id: "alert", configuration: .with { $0.limit = 10; $0.hysteresis = 2 }) }
+        var driver = ServiceDriver(make())
+        try driver.send(fixMessage(speed: 12, at: 0))
+        try driver.restart(make())
+        #expect(try driver.send(fixMessage(speed: 11, at: 1)).isEmpty)
+        #expect(try driver.send(fixMessage(speed: 7, at: 2)).map { ($0.payload as! SpeedAlert).state } == [.under])
+        #expect(driver.payloads(SpeedAlert.self).map(\.state) == [.over, .under])
+        var fresh = ServiceDriver(make())
+        #expect(try fresh.send(fixMessage(speed: 11, at: 1)).count == 1, "without the state 11 m/s is a new 'over'")
+    }
+
     @Test func subscribesToConfiguredSources() {
         #expect(SpeedAlertService(id: "a", configuration: .init()).subscriptions == ["obs.fix."])
         #expect(SpeedAlertService(id: "a", configuration: .with { $0.sources = ["gps1"] }).subscriptions == ["obs.fix.gps1"])

@@ -279,6 +279,53 @@ private typealias S = LocationScene
         #expect(statuses(r).isEmpty)
     }
 
+    // MARK: state
+
+    /// With the sources configured, and without (the diagnostics then watch the sources seen).
+    @Test(arguments: [["gps0", "gps1"], []])
+    func restartedFromItsStateAfterEveryMessageItPublishesTheSame(sources: [String]) throws {
+        let configuration = StandardConfiguration.with {
+            $0.sources = sources; $0.distanceFilter = 3; $0.minInterval = 2; $0.maxInterval = 20
+            $0.stationaryTime = 30; $0.pauseWhenStationary = true; $0.sourceTimeout = 10; $0.unavailableAfter = 10
+        }
+        // gps0 (±3 m) stands still until paused, goes silent, comes back moving; gps1 (±10 m)
+        // takes over while gps0 is silent, reports a disconnection, then sends inaccurate fixes.
+        var gps0: [BusMessage] = (0...40).map { S.fix("gps0", at: Double($0), north: Double($0 % 3), accuracy: 3) }
+        gps0 += (70...90).map { S.fix("gps0", at: Double($0), north: Double($0 - 70) * 15, accuracy: 3) }
+        var gps1: [BusMessage] = (0...60).map { S.fix("gps1", at: Double($0), north: 4, accuracy: 10) }
+        gps1 += (61...75).map { S.fix("gps1", at: Double($0), north: 4, accuracy: 500) }
+        let first = timeline(gps0.filter { $0.time < S.time(50) }, gps1.filter { $0.time < S.time(50) }, S.ticks(0, 49))
+        let then = timeline(gps0.filter { $0.time >= S.time(50) }, gps1.filter { $0.time >= S.time(50) }, S.ticks(50, 100))
+        let messages = first + [S.status("gps1", .disconnected, reason: "cable"), S.status("gps1", .connected)] + then
+        let restarted = try expectSameEventsWhenRestarted({ StandardService(id: "here", configuration: configuration) }, messages)
+        let topics = Set(restarted.events.map { $0.topic.split(separator: ".")[1] })
+        #expect(topics == ["update", "paused", "resumed", "status"], "the sequence exercises every part")
+    }
+
+    @Test func theArbiterRemembersAcrossARestart() throws {
+        let make = { StandardService(id: "here", configuration: .init()) }
+        var driver = ServiceDriver(make())
+        try driver.send(S.fix("gps0", at: 10, accuracy: 3))
+        try driver.restart(make())
+        // Older than the estimate: the arbiter still knows gps0's fix at 10 s.
+        #expect(try driver.send(S.fix("gps1", at: 9, north: 200, accuracy: 1)).isEmpty)
+        #expect(try driver.send(S.fix("gps1", at: 11, north: 200, accuracy: 1)).map(\.topic) == ["location.update.here"])
+        var fresh = ServiceDriver(make())
+        #expect(try fresh.send(S.fix("gps1", at: 9, north: 200, accuracy: 1)).count == 1, "without the state it is a first fix")
+    }
+
+    @Test func theThrottleRemembersAcrossARestart() throws {
+        let make = { StandardService(id: "here", configuration: .with { $0.minInterval = 10 }) }
+        var driver = ServiceDriver(make())
+        try driver.send(S.fix(at: 10))
+        try driver.restart(make())
+        // Only 5 s after the last update: held back, as without the restart.
+        #expect(try driver.send(S.fix(at: 15, north: 50)).isEmpty)
+        try driver.restart(make())
+        #expect(try driver.send(S.fix(at: 20, north: 100)).map(\.topic) == ["location.update.here"])
+        #expect(driver.events.filter { $0.payload is LocationUpdate }.map { S.seconds($0.time) } == [10, 20])
+    }
+
     // MARK: wire
 
     @Test func eventsRoundTripThroughTheCodec() throws {

@@ -190,6 +190,49 @@ import Testing
         #expect(Geodesic.distance(from: arrival.centre, to: west) < 15)
     }
 
+    // MARK: state
+
+    @Test func restartedFromItsStateAfterEveryMessageItPublishesTheSame() throws {
+        typealias V = VisitsScenario
+        let configuration = VisitsConfiguration.with { $0.maxGap = 1800 }
+        let run = VisitsScenario(configuration: configuration)
+        var gps0: [BusMessage] = [], gps1: [BusMessage] = [], ticks: [BusMessage] = []
+        // gps0: a stay, an outlier, a burst away shorter than the confirmation, then it leaves.
+        for t in stride(from: 0.0, through: 900, by: 10) { gps0.append(V.fix(run.point(jitter(t)), at: t)) }
+        gps0.append(V.fix(run.point(500), at: 905))
+        for t in stride(from: 910.0, through: 1000, by: 10) { gps0.append(V.fix(run.point(300, bearing: 180), at: t)) }
+        for t in stride(from: 1010.0, through: 1300, by: 10) { gps0.append(V.fix(run.point(jitter(t) + max(0, t - 1100) * 8), at: t)) }
+        // gps1: a stay at another place, fixes between the radius and its uncertainty, then silence.
+        for t in stride(from: 5.0, through: 700, by: 15) { gps1.append(V.fix(run.point(2000 + jitter(t), bearing: 0), at: t, source: "gps1", accuracy: 12)) }
+        gps1.append(V.fix(run.point(2105, bearing: 0), at: 710, source: "gps1", accuracy: 12))
+        for t in stride(from: 0.0, through: 3000, by: 60) { ticks.append(V.tick(at: t)) }
+        let messages = timeline(gps0, gps1, ticks)
+        let make = { VisitsService(id: "visits", configuration: configuration) }
+        let restarted = try expectSameEventsWhenRestarted(make, messages)
+        // Mid-stay, the state's running sums come back from their encoding to the last bit.
+        var live = ServiceDriver(make())
+        try live.send(Array(messages.prefix(40)))
+        let state = live.service.state
+        #expect(state.trackers["gps0"]?.candidate.count ?? 0 > 10 && state.trackers["gps1"]?.candidate.count ?? 0 > 10)
+        #expect(try ServiceStateCoding.decode(VisitsService.State.self, from: ServiceStateCoding.encode(state)) == state)
+        #expect(restarted.events.map(\.topic) == ["visit.arrival.visits", "visit.arrival.visits", "visit.departure.visits",
+                                                  "visit.departure.visits"])
+    }
+
+    @Test func aVisitInProgressAtARestartStillEndsWithItsDeparture() throws {
+        let run = VisitsScenario()
+        let make = { VisitsService(id: "visits", configuration: VisitsConfiguration()) }
+        var driver = ServiceDriver(make())
+        for t in stride(from: 0.0, through: 600, by: 10) { try driver.send(VisitsScenario.fix(run.point(jitter(t)), at: t)) }
+        let arrival = try #require(driver.payloads(VisitArrival.self).first)
+        try driver.restart(make())
+        for t in stride(from: 610.0, through: 800, by: 10) { try driver.send(VisitsScenario.fix(run.point(1000 + t), at: t)) }
+        let departure = try #require(driver.payloads(VisitDeparture.self).first)
+        #expect(departure.visit == arrival)
+        #expect(departure.departure == VisitsScenario.time(600))
+        #expect(driver.events.map(\.topic) == ["visit.arrival.visits", "visit.departure.visits"])
+    }
+
     @Test func eventsRoundTripThroughTheCodec() throws {
         let arrival = VisitArrival(source: "gps0", arrival: VisitsScenario.time(0.25),
                                    centre: Coordinate(latitude: 45.7712345, longitude: -179.9999999),
@@ -274,13 +317,19 @@ struct VisitsScenario {
     }
 
     mutating func fix(_ c: Coordinate, at seconds: Double, source: String = "gps0", accuracy: Double? = 5) {
-        let fix = Fix(source: source, mode: .threeD, latitude: c.latitude, longitude: c.longitude, horizontalAccuracy: accuracy)
-        feed(BusMessage(topic: "obs.fix.\(source)", envelope: Envelope(producer: source, seq: 1, time: Self.time(seconds), payload: fix)))
+        feed(Self.fix(c, at: seconds, source: source, accuracy: accuracy))
     }
 
-    mutating func tick(at seconds: Double) {
-        feed(BusMessage(topic: "clock.tick", envelope: Envelope(producer: "clock", seq: 1, time: Self.time(seconds),
-                                                               payload: ClockTick(basis: .recorded, interval: 1))))
+    mutating func tick(at seconds: Double) { feed(Self.tick(at: seconds)) }
+
+    static func fix(_ c: Coordinate, at seconds: Double, source: String = "gps0", accuracy: Double? = 5) -> BusMessage {
+        let fix = Fix(source: source, mode: .threeD, latitude: c.latitude, longitude: c.longitude, horizontalAccuracy: accuracy)
+        return BusMessage(topic: "obs.fix.\(source)", envelope: Envelope(producer: source, seq: 1, time: time(seconds), payload: fix))
+    }
+
+    static func tick(at seconds: Double) -> BusMessage {
+        BusMessage(topic: "clock.tick", envelope: Envelope(producer: "clock", seq: 1, time: time(seconds),
+                                                           payload: ClockTick(basis: .recorded, interval: 1)))
     }
 
     private mutating func feed(_ message: BusMessage) {

@@ -28,11 +28,20 @@ public struct SpeedAlertConfiguration: DeclaredConfiguration {
 ///
 /// Like every service it is a pure state machine: fixes in, events out, time taken from the
 /// messages. No I/O, no wall clock, so it is tested by feeding it messages (see PluginTests).
-public struct SpeedAlertService: ServicePlugin {
+///
+/// A `StatefulService`: what it remembers between messages is `state`, which the runtime keeps
+/// across restarts, so a source over the limit is not reported over again after a restart.
+public struct SpeedAlertService: StatefulService {
     public let id: String
     public let configuration: SpeedAlertConfiguration
     /// Per source: whether it is currently over the limit.
     private var over: [String: Bool] = [:]
+
+    /// Everything the service remembers: per source, whether it is over the limit.
+    public var state: [String: Bool] {
+        get { over }
+        set { over = newValue }
+    }
 
     public init(id: String, configuration: SpeedAlertConfiguration) {
         self.id = id

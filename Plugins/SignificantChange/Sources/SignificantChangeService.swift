@@ -9,10 +9,23 @@ import LocusCore
 /// truth, and must not count as a move. Fixes older than the last published one are ignored,
 /// so a late fix from a second source cannot take the position back in time. Fix-driven only
 /// (no ticks): a move is reported with the first usable fix at which both conditions hold.
-public struct SignificantChangeService: ServicePlugin {
+///
+/// Its state is the last published position and time: kept across restarts, so a restart
+/// does not publish the next fix again as a first fix.
+public struct SignificantChangeService: StatefulService {
     public let id: String
     public let configuration: SignificantChangeConfiguration
-    private var last: (coordinate: Coordinate, time: EventTime)?
+    public var state = State()
+
+    /// Everything the service remembers: the last published position (nil before the first).
+    public struct State: Codable, Equatable {
+        var last: Published?
+    }
+
+    struct Published: Codable, Equatable {
+        var coordinate: Coordinate
+        var time: EventTime
+    }
 
     public init(id: String, configuration: SignificantChangeConfiguration) {
         self.id = id
@@ -32,14 +45,14 @@ public struct SignificantChangeService: ServicePlugin {
         guard configuration.meetsAccuracy(fix) else { return }
         let here = Coordinate(latitude: lat, longitude: lon)
         var distance: Double?, elapsed: Double?
-        if let last {
+        if let last = state.last {
             let d = Geodesic.distance(from: last.coordinate, to: here)
             let t = message.time.seconds(since: last.time)
             guard t >= 0, d >= configuration.minDistance, t >= configuration.minInterval else { return }
             distance = d
             elapsed = t
         }
-        last = (here, message.time)
+        state.last = Published(coordinate: here, time: message.time)
         output.emit(SignificantLocation(source: fix.source, latitude: lat, longitude: lon, altitudeMSL: fix.altitudeMSL,
                                         horizontalAccuracy: fix.horizontalAccuracy, distance: distance, elapsed: elapsed),
                     topic: "location.significant.\(id)", time: message.time)

@@ -39,6 +39,17 @@ struct FixArbiter {
         self.sourceTimeout = sourceTimeout
     }
 
+    /// What the arbiter remembers: the current estimate and the last accepted fix's time.
+    struct State: Codable, Equatable {
+        var current: TimedFix?
+        var lastAccepted: EventTime?
+    }
+
+    var state: State {
+        get { State(current: current, lastAccepted: lastAccepted) }
+        set { (current, lastAccepted) = (newValue.current, newValue.lastAccepted) }
+    }
+
     mutating func offer(_ f: TimedFix) -> Verdict {
         let verdict = judge(f)
         if verdict == .accepted {

@@ -22,8 +22,8 @@ struct LocationDiagnostics {
     let maxHorizontalAccuracy: Double
 
     private var start: EventTime?
-    private var lastUsable: (time: EventTime, source: String)?
-    private var lastRefused: (time: EventTime, source: String, accuracy: Double?)?
+    private var lastUsable: Usable?
+    private var lastRefused: Refused?
     /// Latest fix of any kind per source: a fix without a position still shows the source is there.
     private var lastFix: [String: EventTime] = [:]
     /// Sources whose plugin reported them down, with the text for `reason`.
@@ -45,6 +45,46 @@ struct LocationDiagnostics {
         watched = Self.ordered(configuration.sources, by: preference)
     }
 
+    /// The latest usable fix.
+    struct Usable: Codable, Equatable {
+        var time: EventTime
+        var source: String
+    }
+
+    /// The latest fix with a position refused for its accuracy.
+    struct Refused: Codable, Equatable {
+        var time: EventTime
+        var source: String
+        var accuracy: Double?
+    }
+
+    /// What the diagnostics remember: what arrived and what was published. `watched` is not in
+    /// it: it follows from the configuration and the sources in `lastFix`.
+    struct State: Codable, Equatable {
+        var start: EventTime?
+        var lastUsable: Usable?
+        var lastRefused: Refused?
+        var lastFix: [String: EventTime]
+        var reportedDown: [String: String]
+        var unavailable: Bool
+        var accuracyLimited: Bool
+        /// Sorted, so that equal states encode to equal bytes (a set's order varies).
+        var disconnected: [String]
+    }
+
+    var state: State {
+        get {
+            State(start: start, lastUsable: lastUsable, lastRefused: lastRefused, lastFix: lastFix, reportedDown: reportedDown,
+                  unavailable: unavailable, accuracyLimited: accuracyLimited, disconnected: disconnected.sorted())
+        }
+        set {
+            (start, lastUsable, lastRefused) = (newValue.start, newValue.lastUsable, newValue.lastRefused)
+            (lastFix, reportedDown) = (newValue.lastFix, newValue.reportedDown)
+            (unavailable, accuracyLimited, disconnected) = (newValue.unavailable, newValue.accuracyLimited, Set(newValue.disconnected))
+            watched = Self.ordered(sources.isEmpty ? Array(lastFix.keys) : sources, by: preference)
+        }
+    }
+
     /// Any message with event time: the first one starts the `location_unavailable` clock.
     mutating func observe(now: EventTime) {
         if start == nil { start = now }
@@ -58,9 +98,9 @@ struct LocationDiagnostics {
         reportedDown[fix.source] = nil
         guard fix.hasPosition else { return }
         if usable {
-            if time >= lastUsable?.time ?? time { lastUsable = (time, fix.source) }
+            if time >= lastUsable?.time ?? time { lastUsable = Usable(time: time, source: fix.source) }
         } else if time >= lastRefused?.time ?? time {
-            lastRefused = (time, fix.source, fix.horizontalAccuracy)
+            lastRefused = Refused(time: time, source: fix.source, accuracy: fix.horizontalAccuracy)
         }
     }
 

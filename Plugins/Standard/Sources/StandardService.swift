@@ -9,7 +9,11 @@ import LocusCore
 /// `location.update`. `LocationDiagnostics` turns fixes, `status.<source>` and `clock.tick`
 /// into `location.status` changes. A pure state machine: "now" is the event time of the
 /// messages, so replays give the same events at any speed.
-public struct StandardService: ServicePlugin {
+///
+/// Its state is its parts' (the estimate, the stationary anchor, the last update, what the
+/// diagnostics saw and published) with the pause and "now": kept across restarts, so a restart
+/// neither publishes an update the throttle would hold back nor forgets a pause.
+public struct StandardService: StatefulService {
     public let id: String
     public let configuration: StandardConfiguration
     private let sources: SourceList
@@ -32,6 +36,30 @@ public struct StandardService: ServicePlugin {
         throttle = UpdateThrottle(distanceFilter: configuration.distanceFilter, minInterval: configuration.minInterval,
                                   maxInterval: configuration.maxInterval)
         diagnostics = LocationDiagnostics(configuration: configuration)
+    }
+
+    /// Everything the service remembers; the parts' settings come from the configuration.
+    public struct State: Codable, Equatable {
+        var arbiter: FixArbiter.State
+        var stationary: StationaryDetector.State
+        var lastPublished: TimedFix?
+        var diagnostics: LocationDiagnostics.State
+        var pausedAt: EventTime?
+        var now: EventTime?
+    }
+
+    public var state: State {
+        get {
+            State(arbiter: arbiter.state, stationary: stationary.state, lastPublished: throttle.lastPublished,
+                  diagnostics: diagnostics.state, pausedAt: pausedAt, now: now)
+        }
+        set {
+            arbiter.state = newValue.arbiter
+            stationary.state = newValue.stationary
+            throttle.lastPublished = newValue.lastPublished
+            diagnostics.state = newValue.diagnostics
+            (pausedAt, now) = (newValue.pausedAt, newValue.now)
+        }
     }
 
     public var subscriptions: [String] {

@@ -27,6 +27,17 @@ struct StationaryDetector {
         self.minimumRadius = minimumRadius
     }
 
+    /// What the detector remembers: the anchor and whether the device is stationary.
+    struct State: Codable, Equatable {
+        var anchor: TimedFix?
+        var isStationary: Bool
+    }
+
+    var state: State {
+        get { State(anchor: anchor, isStationary: isStationary) }
+        set { (anchor, isStationary) = (newValue.anchor, newValue.isStationary) }
+    }
+
     mutating func observe(_ f: TimedFix) -> Change {
         guard let a = anchor else {
             anchor = f

@@ -2,7 +2,11 @@ import LocusCore
 
 /// A fix with a position, with the event time of its message: what the service's parts pass
 /// around once a fix has been found usable.
-struct TimedFix: Sendable {
+///
+/// Codable for the service's state. `coordinate` is kept beside `fix`, although it repeats the
+/// fix's position: the fix's wire form rounds to 1e-9°, and distances after a restore must be
+/// the same to the last bit.
+struct TimedFix: Sendable, Codable, Equatable {
     var fix: Fix
     var time: EventTime
     var coordinate: Coordinate

@@ -6,7 +6,8 @@ struct UpdateThrottle {
     let distanceFilter: Double
     let minInterval: Double
     let maxInterval: Double
-    private(set) var lastPublished: TimedFix?
+    /// The last published update: all the throttle remembers (its state in the service's).
+    var lastPublished: TimedFix?
 
     init(distanceFilter: Double, minInterval: Double, maxInterval: Double) {
         self.distanceFilter = distanceFilter

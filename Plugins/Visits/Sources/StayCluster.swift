@@ -1,7 +1,7 @@
 import LocusCore
 
 /// A usable fix as the visit detector keeps it.
-struct StayFix: Equatable {
+struct StayFix: Codable, Equatable {
     var time: EventTime
     var coordinate: Coordinate
     /// 1-sigma horizontal accuracy, metres, if the source reported one.
@@ -142,5 +142,36 @@ struct StayCluster {
 
     private func wrapped(_ longitude: Double) -> Double {
         longitude > 180 ? longitude - 360 : longitude < -180 ? longitude + 360 : longitude
+    }
+}
+
+/// Part of the visits service's state. Encodes the live fixes and the running sums as they are:
+/// sums recomputed from the fixes could round differently, and a restored cluster must go on
+/// bit for bit. Two clusters are equal when those are; dropped fixes still in storage do not count.
+extension StayCluster: Codable, Equatable {
+    private enum CodingKeys: String, CodingKey {
+        case fixes, latitudeSum = "latitude_sum", longitudeOffsetSum = "longitude_offset_sum"
+        case referenceLongitude = "reference_longitude"
+    }
+
+    init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        storage = try c.decode([StayFix].self, forKey: .fixes)
+        latitudeSum = try c.decode(Double.self, forKey: .latitudeSum)
+        longitudeOffsetSum = try c.decode(Double.self, forKey: .longitudeOffsetSum)
+        referenceLongitude = try c.decode(Double.self, forKey: .referenceLongitude)
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(Array(fixes), forKey: .fixes)
+        try c.encode(latitudeSum, forKey: .latitudeSum)
+        try c.encode(longitudeOffsetSum, forKey: .longitudeOffsetSum)
+        try c.encode(referenceLongitude, forKey: .referenceLongitude)
+    }
+
+    static func == (a: StayCluster, b: StayCluster) -> Bool {
+        a.fixes.elementsEqual(b.fixes) && a.latitudeSum == b.latitudeSum && a.longitudeOffsetSum == b.longitudeOffsetSum
+            && a.referenceLongitude == b.referenceLongitude
     }
 }

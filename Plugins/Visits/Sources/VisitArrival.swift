@@ -54,3 +54,7 @@ public struct VisitArrival: Payload, Equatable {
         self = try members.arrival(r)
     }
 }
+
+/// The visits service's state keeps an open visit's arrival with `Codable`, exactly (the wire
+/// form rounds), so the departure after a restart repeats the arrival as it was.
+extension VisitArrival: Codable {}

@@ -23,13 +23,13 @@ struct VisitTracker {
     }
 
     /// A published arrival and the last fix seen inside it.
-    private struct OpenVisit {
+    struct OpenVisit: Codable, Equatable {
         var arrival: VisitArrival
         var lastInside: EventTime
     }
 
     /// Fixes seen outside since the last one inside.
-    private struct Excursion {
+    struct Excursion: Codable, Equatable {
         /// Time of the first fix outside.
         var since: EventTime
         var fixes = StayCluster()
@@ -45,6 +45,24 @@ struct VisitTracker {
     init(source: String, configuration: VisitsConfiguration) {
         self.source = source
         self.configuration = configuration
+    }
+
+    /// Everything the tracker remembers: what `source` and `configuration` do not say.
+    struct State: Codable, Equatable {
+        var candidate: StayCluster
+        var visit: OpenVisit?
+        var excursion: Excursion?
+        var lastFix: EventTime?
+    }
+
+    var state: State {
+        get { State(candidate: candidate, visit: visit, excursion: excursion, lastFix: lastFix) }
+        set {
+            candidate = newValue.candidate
+            visit = newValue.visit
+            excursion = newValue.excursion
+            lastFix = newValue.lastFix
+        }
     }
 
     /// True when the tracker holds nothing: no fix seen, or everything forgotten after a silence.

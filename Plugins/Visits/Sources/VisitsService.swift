@@ -7,7 +7,11 @@ import LocusCore
 /// A pure state machine on event time: fixes and clock ticks in, events out, no I/O and no wall
 /// clock (ticks only end visits of sources silent for longer than `max_gap`). The detector is
 /// `VisitTracker`; this type routes messages to one tracker per source.
-public struct VisitsService: ServicePlugin {
+///
+/// Its state is each source's tracker state (the stay forming, the visit in progress, the
+/// excursion being confirmed, the last fix's time): kept across restarts, so a visit open at
+/// a restart still ends with its departure.
+public struct VisitsService: StatefulService {
     /// The service's id from config: the last segment of the topics it publishes on.
     public let id: String
     public let configuration: VisitsConfiguration
@@ -18,6 +22,24 @@ public struct VisitsService: ServicePlugin {
     public init(id: String, configuration: VisitsConfiguration) {
         self.id = id
         self.configuration = configuration
+    }
+
+    /// Everything the service remembers: each source's `VisitTracker.State`, by source. The
+    /// trackers are made again from the configuration on restore.
+    public struct State: Codable, Equatable {
+        var trackers: [String: VisitTracker.State] = [:]
+    }
+
+    public var state: State {
+        get { State(trackers: trackers.mapValues(\.state)) }
+        set {
+            trackers = [:]
+            for (source, saved) in newValue.trackers {
+                var tracker = VisitTracker(source: source, configuration: configuration)
+                tracker.state = saved
+                trackers[source] = tracker
+            }
+        }
     }
 
     /// The configured sources' fixes (all of `obs.fix.` if none) and `clock.tick`.

@@ -4,12 +4,19 @@ import LocusCore
 ///
 /// A pure state machine, like every Locus service: fixes in, events out, time taken from the
 /// messages, so a replay gives the same readings at any speed (see the golden case in Tests).
-public struct OdometerService: ServicePlugin {
+///
+/// A `StatefulService`: declaring `state` is all it takes for Locus to keep the trips across
+/// restarts (in `hub.state_directory`, committed with the readings they cause), so the count
+/// goes on from where it was instead of starting again at 0.
+public struct OdometerService: StatefulService {
     public let id: String
     public let configuration: OdometerConfiguration
-    private var trips: [String: Trip] = [:]
+    /// Everything the service remembers: each source's trip so far, by source.
+    public var state: [String: Trip] = [:]
 
-    private struct Trip {
+    /// One source's count: where it was last counted, the distance and fixes so far, and the
+    /// milestones already reported.
+    public struct Trip: Codable, Equatable {
         var lastCounted: Coordinate
         var distance: Double = 0
         var fixes = 1
@@ -33,8 +40,8 @@ public struct OdometerService: ServicePlugin {
         guard configuration.sources.isEmpty || configuration.sources.contains(fix.source) else { return }
         if let accuracy = fix.horizontalAccuracy, accuracy > configuration.maxAccuracy { return }
         let here = Coordinate(latitude: lat, longitude: lon)
-        guard var trip = trips[fix.source] else {
-            trips[fix.source] = Trip(lastCounted: here)
+        guard var trip = state[fix.source] else {
+            state[fix.source] = Trip(lastCounted: here)
             return
         }
         let step = Geodesic.distance(from: trip.lastCounted, to: here)
@@ -50,6 +57,6 @@ public struct OdometerService: ServicePlugin {
             output.emit(OdometerReading(source: fix.source, distance: trip.distance, fixes: trip.fixes),
                         topic: "example.odometer.\(id)", time: message.time)
         }
-        trips[fix.source] = trip
+        state[fix.source] = trip
     }
 }

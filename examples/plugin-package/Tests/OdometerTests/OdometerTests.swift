@@ -40,6 +40,36 @@ struct OdometerTests {
         #expect(driver.payloads(OdometerReading.self).map(\.fixes) == [2, 3])
     }
 
+    /// Restarted from its committed state after every fix (a fresh instance each time, as
+    /// after a `kill -9`), the odometer gives the same readings as one that ran throughout.
+    @Test func restartedAfterEveryFixItReadsTheSame() throws {
+        let make = { OdometerService(id: "trip", configuration: OdometerConfiguration.with { $0.every = 300 }) }
+        let walk = Self.walkNorth(steps: 30, degrees: 0.0005)
+            + (31...40).map { TestMessages.fix(source: "phone", latitude: 45.0 + Double($0) * 0.001, longitude: 14.0, at: Double($0)) }
+        var plain = ServiceDriver(make())
+        try plain.send(walk)
+        var restarted = ServiceDriver(make(), restartingWith: make)
+        try restarted.send(walk)
+        #expect(plain.payloads(OdometerReading.self).count >= 5)
+        #expect(restarted.payloads(OdometerReading.self) == plain.payloads(OdometerReading.self))
+        #expect(restarted.events.map(\.topic) == plain.events.map(\.topic) && restarted.events.map(\.time) == plain.events.map(\.time))
+        #expect(restarted.restarts == walk.count)
+        #expect(try restarted.committedState()?["gps0"] != nil)
+    }
+
+    /// After a restart the count goes on from where it was: 600 m before, 600 m after, one
+    /// reading at 1,000 m, where a fresh odometer would have counted only 600 m.
+    @Test func theDistanceSurvivesARestart() throws {
+        let make = { OdometerService(id: "trip", configuration: OdometerConfiguration()) }
+        let walk = Self.walkNorth(steps: 12, degrees: 0.0009) // 100 m a step
+        var driver = ServiceDriver(make())
+        try driver.send(Array(walk[0...6]))
+        #expect(driver.events.isEmpty)
+        try driver.restart(make())
+        try driver.send(Array(walk[7...]))
+        #expect(driver.payloads(OdometerReading.self).map(\.fixes) == [11])
+    }
+
     /// The keys as `locus check` reads them: defaults, and refusals with file:line:column.
     @Test func configurationKeys() throws {
         let ok = try ConfigCheck.errors("services:\n  - type: odometer\n    id: trip\n", plugins: [OdometerPlugin.factory])

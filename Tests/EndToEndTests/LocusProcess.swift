@@ -55,6 +55,12 @@ final class ChildProcess {
         process.currentDirectoryURL = URL(fileURLWithPath: E2E.repoRoot)
         var env = ProcessInfo.processInfo.environment
         env.merge(environment) { _, n in n }
+        // Services keep their state in the state directory (issue 31): a test that names its own
+        // runtime directory gets a state directory inside it, unless it names one, so two tests
+        // running a service of the same id on the same recording do not share what it processed.
+        if let runtime = environment["LOCUS_RUNTIME_DIR"], environment["LOCUS_STATE_DIR"] == nil {
+            env["LOCUS_STATE_DIR"] = runtime + "/state"
+        }
         process.environment = env
         process.standardOutput = FileHandle(forWritingAtPath: stdoutPath)
         process.standardError = FileHandle(forWritingAtPath: stderrPath)

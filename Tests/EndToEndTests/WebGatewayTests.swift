@@ -250,7 +250,8 @@ import Testing
         let summary = try JSONSerialization.jsonObject(with: Data(many.stdout.utf8)) as? [String: Any] ?? [:]
         #expect(summary["ok_status"] as? Int == 1000 && summary["complete"] as? Int == 1000, "\(summary) \(many.stderr)")
         print("web gateway, 1000 SSE streams: \(summary), locus RSS \(Self.rssMB(locus.process.processIdentifier)) MB")
-        #expect(await locus.terminate(timeout: 10).status == 0)
+        let stop = await locus.terminate(timeout: 10)
+        #expect(stop.status == 0, "exit \(String(describing: stop.status)) after \(stop.seconds) s: \(locus.stderr.suffix(3000))")
     }
 
     /// `locus view`: a recording on the page without a daemon, the same events `locus replay` gives.

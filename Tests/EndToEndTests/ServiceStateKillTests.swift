@@ -59,12 +59,18 @@ import Testing
         try await Self.runToTheEnd(probe, env: env, journal: dir + "/probe-state/journal")
         let runSeconds = Date().timeIntervalSince(started)
 
+        // The hook runs replay at 600x, not full speed: at full speed the other services could
+        // play the whole recording before a slow-starting target's first commit, leaving the
+        // next targets nothing to commit (seen once for here-d). Paced, all advance together.
+        let paced = dir + "/paced.yaml"
+        try String(contentsOfFile: config, encoding: .utf8).replacingOccurrences(of: "speed: max", with: "speed: 600")
+            .write(toFile: paced, atomically: true, encoding: .utf8)
         var hooked = 0, notKilledByTheHook: [String] = []
         // Services with few state changes first (6 significant changes, 12 speed alerts in the
         // recording): each run moves every service on, and one with nothing left to commit
         // would play to the end instead of being killed by the hook.
         for id in ["moves", "moves-d", "brisk", "brisk-d", "visits", "visits-d", "here", "here-d"] {
-            let locus = try ChildProcess(E2E.binary, ["run", config], directory: dir,
+            let locus = try ChildProcess(E2E.binary, ["run", paced], directory: dir,
                                          environment: env.merging(["LOCUS_TEST_KILL_AFTER_COMMIT": "\(id):1"]) { $1 })
             let died = await locus.wait(timeout: 60)
             if died == nil { locus.kill9() }

@@ -174,8 +174,9 @@ final class ServiceStateKeeper {
                 count { $0.alreadyDelivered += 1 }
                 continue
             }
-            guard let seq else { continue }
-            publisher.send([EncodedEvent(topic: row.topic, time: EventTime(milliseconds: 0), seq: seq, topicSeq: 0, body: body)])
+            // Every row is an envelope this keeper encoded, so `seq` reads; one that does not is
+            // published anyway rather than dropped without a count.
+            publisher.send([EncodedEvent(topic: row.topic, time: EventTime(milliseconds: 0), seq: seq ?? 0, topicSeq: 0, body: body)])
             count { $0.republished += 1 }
             sent += 1
         }
@@ -213,7 +214,6 @@ final class ServiceStateKeeper {
 
     static func wallClockMs() -> Int64 { Int64(Date().timeIntervalSince1970 * 1000) }
 
-    func close() { try? store.close() }
 }
 
 /// A test hook: `LOCUS_TEST_KILL_AFTER_COMMIT=<service id>:<n>` kills the process with SIGKILL

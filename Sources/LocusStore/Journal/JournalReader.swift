@@ -146,6 +146,12 @@ public final class JournalReader {
         // Set while looking for the next intact record after damage: where the damage began
         // (file offset) and the first index it may have taken.
         var resync: (offset: Int, index: UInt64)?
+        // In the newest segment, a record that ran past the end of the file may have been
+        // being written: when intact bytes turn up after it, it is parsed once more from its
+        // start (`rewind`) before it is called damage. `rewound` keeps that to once per offset.
+        var unfinished: Int?
+        var rewind: Int?
+        var rewound: Int?
         var status = stat()
         var fileSize = fstat(fd, &status) == 0 ? Int(status.st_size) : 0
         if chunk.count < Self.firstChunk { chunk = [UInt8](repeating: 0, count: Self.firstChunk) }
@@ -171,6 +177,10 @@ public final class JournalReader {
                         case .incomplete: return
                         case .damaged: consumed += 1; continue
                         case .record(let entry, _):
+                            if isLast, let start = unfinished, start == r.offset, rewound != start {
+                                rewind = start
+                                return
+                            }
                             let from = max(r.index, wanted)
                             if entry.index > from { damaged += Int(entry.index - from) }
                             resync = nil
@@ -183,9 +193,11 @@ public final class JournalReader {
                         // tells the two apart.
                         guard here.count >= 8, fileOffset + consumed + 8 + Int(JournalRecord.get32(here, 0)) > fileSize else { return }
                         resync = (fileOffset + consumed, expected)
+                        unfinished = fileOffset + consumed
                         consumed += 1
                     case .damaged:
                         resync = (fileOffset + consumed, expected)
+                        unfinished = nil
                         consumed += 1
                     case .record(let entry, let size):
                         if entry.index >= nextIndex {
@@ -201,6 +213,16 @@ public final class JournalReader {
                 }
             }
             if let (index, at) = stoppedAt { return (.visitorStopped(index: index, offset: at), damaged, nil) }
+            if let start = rewind {
+                // Parse the record again from its start, with what has been written since.
+                fileOffset = start
+                used = 0
+                consumed = 0
+                resync = nil
+                rewind = nil
+                rewound = start
+                continue
+            }
             // Keep the unparsed rest, then read more after it.
             if consumed > 0 {
                 let rest = used - consumed

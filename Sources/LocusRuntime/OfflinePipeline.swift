@@ -155,8 +155,12 @@ public struct OfflinePipeline {
 
     /// Commits stage `i`'s state changes and replaces its service by a fresh instance holding them.
     private mutating func restart(stage i: Int) throws {
-        for change in try stages[i].tracker!.changes(in: stages[i].service) { stages[i].committed[change.key] = change.value }
-        guard case .service(var fresh) = try stages[i].rebuild(), var tracker = ServiceStateTracker(for: fresh) else { return }
+        var tracker = stages[i].tracker!
+        var service = stages[i].service
+        for change in try tracker.changes(in: &service) { stages[i].committed[change.key] = change.value }
+        stages[i].service = service
+        guard case .service(var fresh) = try stages[i].rebuild(), ServiceStateTracker(for: fresh) != nil else { return }
+        tracker = ServiceStateTracker(for: fresh)!
         try tracker.restore(stages[i].committed, into: &fresh)
         stages[i].service = fresh
         stages[i].tracker = tracker

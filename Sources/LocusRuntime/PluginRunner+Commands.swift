@@ -118,14 +118,19 @@ extension PluginRunner {
             let result = try service.handle(command: command.name, arguments: command.arguments, output: &output)
             publish(output)
             command.answer(.success(result))
-        } catch let refusal as ServiceCommandError {
-            command.answer(.failure(ControlCommandError(refusal.description)))
         } catch {
-            logger.error("service command failed with an unexpected error; the instance keeps running", metadata: [
-                "plugin": "\(plugin.id)", "command": "\(command.name)", "error": "\(error)",
-            ])
-            command.answer(.failure(ControlCommandError("service '\(plugin.id)' failed on '\(command.name)': \(error)")))
+            command.answer(.failure(commandFailure(error, command: command.name)))
         }
+    }
+
+    /// The reply to a command `handle` threw on: a refusal's own text, or (logged as an error:
+    /// a bug) the unexpected error.
+    func commandFailure(_ error: any Error, command: String) -> ControlCommandError {
+        if let refusal = error as? ServiceCommandError { return ControlCommandError(refusal.description) }
+        logger.error("service command failed with an unexpected error; the instance keeps running", metadata: [
+            "plugin": "\(plugin.id)", "command": "\(command)", "error": "\(error)",
+        ])
+        return ControlCommandError("service '\(plugin.id)' failed on '\(command)': \(error)")
     }
 
     func publish(_ output: ServiceOutput) {

@@ -284,9 +284,24 @@ public final class PluginRunner: Service, @unchecked Sendable {
             defer { unfollowFeed(followed) }
             if let keeper = try stateKeeper(for: service) {
                 var kept: any ServicePlugin = service
-                try keeper.start(&kept)
+                // Commands wait while the state is restored (many large polygons take a while),
+                // within their timeout, rather than being refused as "starting".
+                let inbox = service is any CommandableService ? commandInbox : nil
+                if let inbox {
+                    let queue = feed.queue
+                    inbox.accept(wake: { queue.wake() })
+                    // beginShutdown may have refused just before `accept`: refuse again so it sticks.
+                    if isShuttingDown || Task.isCancelled { inbox.refuse(Self.stoppingReason(plugin.id)) }
+                }
+                do {
+                    try keeper.start(&kept)
+                } catch {
+                    inbox?.refuse(Self.restartingReason(plugin.id))
+                    inbox?.refuseOutstanding()
+                    throw error
+                }
                 report(.running)
-                try await runKeepingState(&kept, keeper: keeper, feed: feed)
+                try await runKeepingState(&kept, keeper: keeper, feed: feed, inbox: inbox)
                 return
             }
             report(.running)
@@ -322,23 +337,72 @@ public final class PluginRunner: Service, @unchecked Sendable {
     }
 
     /// The service loop with its state kept (`ServiceStateKeeper`): a batch is processed, then
-    /// committed with the events it caused, then those are published.
-    private func runKeepingState(_ service: inout any ServicePlugin, keeper: ServiceStateKeeper, feed: any BusFeed) async throws {
-        while let batch = await feed.queue.take() {
-            var events: [ServiceOutput.Event] = []
-            var handled = 0
-            for message in batch {
-                if Task.isCancelled { break }
-                handled += 1
-                if keeper.alreadyProcessed(message) { continue }
-                var output = ServiceOutput()
-                try service.receive(message, output: &output)
-                keeper.processed(message)
-                events += output.events
+    /// committed with the events it caused, then those are published. Control commands are
+    /// taken between two batches and committed the same way, each on its own, before the reply:
+    /// a reply that says a fence was added means the fence survives a `kill -9`.
+    private func runKeepingState(_ service: inout any ServicePlugin, keeper: ServiceStateKeeper, feed: any BusFeed,
+                                 inbox: ServiceCommandInbox?) async throws {
+        var failure: (any Error)?
+        do {
+            reading: while true {
+                if let inbox { try takeCommands(inbox, service: &service, keeper: keeper) }
+                guard let batch = await feed.queue.take() else { break }
+                var events: [ServiceOutput.Event] = []
+                var handled = 0
+                for message in batch {
+                    if Task.isCancelled { break }
+                    handled += 1
+                    if keeper.alreadyProcessed(message) { continue }
+                    var output = ServiceOutput()
+                    try service.receive(message, output: &output)
+                    keeper.processed(message)
+                    events += output.events
+                }
+                try keeper.commitAndPublish(&service, events: events)
+                for message in batch.prefix(handled) { noteConsumed(message) }
+                if handled < batch.count { logCancelledBacklog(); break reading }
             }
-            try keeper.commitAndPublish(service, events: events)
-            for message in batch.prefix(handled) { noteConsumed(message) }
-            if handled < batch.count { logCancelledBacklog(); return }
+        } catch {
+            failure = error
+        }
+        guard let inbox else {
+            if let failure { throw failure }
+            return
+        }
+        let stopping = isShuttingDown || Task.isCancelled
+        inbox.refuse(stopping ? Self.stoppingReason(plugin.id)
+                     : failure != nil ? Self.restartingReason(plugin.id) : Self.stoppedReason(plugin.id))
+        // The feed ended (a drain at shutdown): commands submitted before are still answered.
+        if failure == nil && !Task.isCancelled {
+            do { try takeCommands(inbox, service: &service, keeper: keeper) } catch { failure = error }
+        }
+        inbox.refuseOutstanding()
+        if let failure { throw failure }
+    }
+
+    /// Runs the commands waiting in `inbox`, each committed with its events before its reply.
+    /// A command whose commit fails is answered with the error, and the instance is restarted
+    /// from the last commit (rethrown): its memory holds a change the store does not.
+    private func takeCommands(_ inbox: ServiceCommandInbox, service: inout any ServicePlugin, keeper: ServiceStateKeeper) throws {
+        for input in inbox.takePending() {
+            guard case .command(let command) = input, command.begin() else { continue }
+            guard var commandable = service as? any CommandableService else { continue }
+            var output = ServiceOutput()
+            let result: JSONValue
+            do {
+                result = try commandable.handle(command: command.name, arguments: command.arguments, output: &output)
+            } catch {
+                command.answer(.failure(commandFailure(error, command: command.name)))
+                continue
+            }
+            service = commandable
+            do {
+                try keeper.commitAndPublish(&service, events: output.events)
+            } catch {
+                command.answer(.failure(ControlCommandError("service '\(plugin.id)' could not save '\(command.name)': \(error); nothing was changed")))
+                throw error
+            }
+            command.answer(.success(result))
         }
     }
 

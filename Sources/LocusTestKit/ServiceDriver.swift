@@ -41,7 +41,9 @@ public struct ServiceDriver<Service: ServicePlugin> {
         try service.receive(message, output: &output)
         events += output.events
         if tracker != nil {
-            for change in try tracker!.changes(in: service) { committed[change.key] = change.value }
+            var any: any ServicePlugin = service
+            for change in try tracker!.changes(in: &any) { committed[change.key] = change.value }
+            service = any as! Service
             if let rebuild { try restart(rebuild()) }
         }
         return output.events

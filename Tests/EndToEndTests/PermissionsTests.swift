@@ -42,14 +42,14 @@ struct PermissionsTests {
         let locus = try ChildProcess("/bin/sh", ["-c", "umask 0; exec \"$0\" run \"$1\"", E2E.binary, config], directory: dir,
                                      environment: ["LOCUS_RUNTIME_DIR": rt])
         defer { locus.kill9() }
-        #expect(await waitUntil(timeout: 20) { FileManager.default.fileExists(atPath: state + "/region-fences.sqlite-wal") }, "\(locus.stderr)")
+        #expect(await waitUntil(timeout: 20) { FileManager.default.fileExists(atPath: state + "/services/fences.sqlite-wal") }, "\(locus.stderr)")
         #expect(await waitUntil(timeout: 20) { Self.mode(rt + "/catchup.sock") == 0o600 })
         #expect(Self.mode(rt) == 0o700)
         #expect(Self.mode(state) == 0o700)
         let sockets = ["ingest", "publish", "control", "catchup"].map { rt + "/\($0).sock" }
         for s in sockets { #expect(Self.mode(s) == 0o600, "\(s)") }
         let files = (FileManager.default.enumerator(atPath: state)?.allObjects as? [String] ?? []).map { state + "/" + $0 }
-        #expect(files.contains { $0.hasSuffix(".journal") } && files.contains { $0.hasSuffix("region-fences.sqlite") }, "\(files)")
+        #expect(files.contains { $0.hasSuffix(".journal") } && files.contains { $0.hasSuffix("services/fences.sqlite") }, "\(files)")
         for f in files where !f.hasSuffix("/journal") && Self.mode(f) != 0o700 {
             #expect(Self.mode(f) == 0o600, "\(f) has mode \(String(Self.mode(f), radix: 8))")
         }

@@ -106,7 +106,9 @@ import Testing
         let add = try await RegionControlTests.ctl(dir, ["region", "add", "id=shop", "lat=45.7714", "lon=14.3581", "radius=80"])
         #expect(add.status == 0, "\(add.stdout)\(add.stderr)")
         #expect(await daemon.terminate().status == 0)
-        let store = try #require(try FileManager.default.contentsOfDirectory(atPath: dir).first { $0.hasSuffix(".sqlite") }, "no store in \(dir)")
+        // The runtime keeps the region state in services/<id>.sqlite under the state directory.
+        let services = try #require(try FileManager.default.subpathsOfDirectory(atPath: dir).first { $0.hasSuffix("services/fences.sqlite") }.map { String($0.dropLast("fences.sqlite".count)) }, "no store in \(dir)")
+        let store = services + "fences.sqlite"
         // The operator's mistake: `: > fences.sqlite`.
         try Data().write(to: URL(fileURLWithPath: dir + "/" + store))
 

@@ -3,7 +3,7 @@ import LocusStore
 import Testing
 
 /// Issue 31: every stateful service survives `kill -9` with output identical to an uninterrupted
-/// run. One daemon runs standard, significant-change, visits and the speed-alert template, each
+/// run. One daemon runs standard, significant-change, visits, region and the speed-alert template, each
 /// once for the whole bus and once `per_device: true`, on a replay of the two-hour Cerknica walk
 /// at full speed. It is killed 20 times at random moments, and once per service right between
 /// the commit and the publish (`LOCUS_TEST_KILL_AFTER_COMMIT`); after each kill it starts again
@@ -13,7 +13,7 @@ import Testing
 /// recording: same seq, topic, type, time and payload, none missing, none twice.
 @Suite(.serialized) struct ServiceStateKillTests {
     static let randomKills = 20
-    static let services = ["here", "moves", "visits", "brisk", "here-d", "moves-d", "visits-d", "brisk-d"]
+    static let services = ["here", "moves", "visits", "brisk", "fences", "here-d", "moves-d", "visits-d", "brisk-d", "fences-d"]
     static let recording = E2E.repoRoot + "/data/recordings/cerknica-walk.jsonl"
     static let servicesYAML = """
         services:
@@ -25,6 +25,19 @@ import Testing
           - {type: significant-change, id: moves-d, per_device: true}
           - {type: visits, id: visits-d, per_device: true}
           - {type: example-speed-alert, id: brisk-d, limit: 2.0, hysteresis: 0.5, per_device: true}
+          - type: region
+            id: fences
+            publish_conditions: true
+            state_on_transition: true
+            regions:
+              - {id: bridge, center: {lat: 45.7695, lon: 14.3563}, radius: 120, dwell: 120}
+              - {id: meadow, center: {lat: 45.7687, lon: 14.3595}, radius: 100}
+          - type: region
+            id: fences-d
+            per_device: true
+            regions:
+              - {id: bridge, center: {lat: 45.7695, lon: 14.3563}, radius: 120, dwell: 120}
+              - {id: meadow, center: {lat: 45.7687, lon: 14.3595}, radius: 100}
 
         """
 

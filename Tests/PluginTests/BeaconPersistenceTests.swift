@@ -8,9 +8,20 @@ import Testing
 @Suite struct BeaconPersistenceTests {
     typealias S = BeaconScene
 
+    static func setup(_ dir: String) -> PluginSetup {
+        PluginSetup(id: "beacons", kind: .service, configDirectory: dir, endpoints: HubEndpoints(ingest: "", publish: "", control: ""),
+                    logger: .init(label: "t"), stateDirectory: dir)
+    }
+
+    static func temporaryDirectory() -> String {
+        let dir = NSTemporaryDirectory() + "beacon-persist-\(UUID().uuidString.prefix(8))"
+        try! FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        return dir
+    }
+
     static func service(_ dir: String, _ conditions: [BeaconCondition]? = nil) throws -> ServiceRun<BeaconService> {
         ServiceRun(try BeaconService(id: "beacons", configuration: try BeaconConfiguration.with { $0.conditions = try conditions ?? [BeaconServiceTests.wildcard()] },
-                                     setup: RegionPersistenceTests.setup(dir)))
+                                     setup: Self.setup(dir)))
     }
 
     /// Hands the service its own events back, as the runtime does from the hub (that acknowledges them).
@@ -27,7 +38,7 @@ import Testing
     }
 
     @Test func stateAndRefinementSurviveAndNothingIsPublishedTwice() throws {
-        let dir = RegionPersistenceTests.temporaryDirectory()
+        let dir = Self.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         var first = try Self.service(dir)
         try S.play(&first, ads: Self.ads(0...5, minor: 7), ticks: 0...5)
@@ -47,7 +58,7 @@ import Testing
     }
 
     @Test func afterARestartTheExitTimeoutCountsFromTheRestart() throws {
-        let dir = RegionPersistenceTests.temporaryDirectory()
+        let dir = Self.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         var first = try Self.service(dir)
         try S.play(&first, ads: Self.ads(0...2), ticks: 0...2)
@@ -62,7 +73,7 @@ import Testing
     }
 
     @Test func unacknowledgedEventsArePublishedAgainAfterACrash() throws {
-        let dir = RegionPersistenceTests.temporaryDirectory()
+        let dir = Self.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         var first = try Self.service(dir)
         try first.feed(S.ad(S.iBeacon(), at: 0))
@@ -79,7 +90,7 @@ import Testing
     }
 
     @Test func runtimeConditionsSurviveAndConfigWinsForItsIds() throws {
-        let dir = RegionPersistenceTests.temporaryDirectory()
+        let dir = Self.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         var first = try Self.service(dir, [])
         for (id, major) in [("lab", 3838), ("site", 1)] {
@@ -107,7 +118,7 @@ import Testing
     }
 
     @Test func aChangedMatchStartsOverFromUnknown() throws {
-        let dir = RegionPersistenceTests.temporaryDirectory()
+        let dir = Self.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         var first = try Self.service(dir)
         try first.feed(S.ad(S.iBeacon(), at: 0))
@@ -119,7 +130,7 @@ import Testing
     }
 
     @Test func lastHeardIsCheckpointedWhileSatisfied() throws {
-        let dir = RegionPersistenceTests.temporaryDirectory()
+        let dir = Self.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         var first = try Self.service(dir)
         try S.play(&first, ads: Self.ads(0...60), ticks: 0...60)

@@ -111,3 +111,38 @@ func configErrorKey<C: Decodable>(_ type: C.Type, _ json: String) -> String? {
         return "not a ConfigValueError: \(error)"
     }
 }
+
+/// The runtime's store of a service's state, for service tests: what `ServiceStateTracker`
+/// commits after each batch, and a fresh instance given it back, as after a `kill -9`.
+struct CommittedState {
+    private(set) var records: [String: [UInt8]] = [:]
+    private var tracker: ServiceStateTracker?
+
+    /// Commits what `run`'s service changed since the last commit.
+    mutating func commit<S: ServicePlugin>(_ run: inout ServiceRun<S>) throws {
+        if tracker == nil { tracker = ServiceStateTracker(for: run.service) }
+        guard tracker != nil else { return }
+        var any: any ServicePlugin = run.service
+        for change in try tracker!.changes(in: &any) { records[change.key] = change.value }
+        run.service = any as! S
+    }
+
+    /// Feeds `messages` one by one, committing after each (a batch of one, as the runtime may take).
+    mutating func feed<S: ServicePlugin>(_ run: inout ServiceRun<S>, _ messages: [BusMessage]) throws {
+        for m in messages {
+            try run.feed(m)
+            try commit(&run)
+        }
+    }
+
+    /// `fresh`, given the committed state.
+    mutating func restart<S: ServicePlugin>(_ fresh: S) throws -> ServiceRun<S> {
+        var any: any ServicePlugin = fresh
+        tracker = ServiceStateTracker(for: any)
+        try tracker?.restore(records, into: &any)
+        return ServiceRun(any as! S)
+    }
+
+    /// The committed record `key`, as text.
+    func text(_ key: String) -> String? { records[key].map { String(decoding: $0, as: UTF8.self) } }
+}

@@ -4,129 +4,121 @@ import LocusCore
 import LocusRegions
 import Testing
 
-/// The region service across restarts, with a real database file: each "restart" drops the
-/// service without any shutdown (as kill -9 would) and builds a new one on the same file.
+/// The region service across restarts through the runtime's state contract
+/// (`KeyedStatefulService`): the state is committed after every message, as the runtime does
+/// after every batch, and each "restart" builds a fresh service from config and gives it the
+/// committed records, as the runtime does after a `kill -9`. (Skipping what was processed
+/// before and publishing what was committed but not published are the runtime's part:
+/// ServiceStateKillTests.)
 @Suite struct RegionPersistenceTests {
-    static func setup(_ dir: String) -> PluginSetup {
-        PluginSetup(id: "fences", kind: .service, configDirectory: dir, endpoints: HubEndpoints(ingest: "", publish: "", control: ""),
-                    logger: .init(label: "t"), stateDirectory: dir)
+    static func service(regions: [RegionCondition] = [RegionServiceTests.circle()],
+                        configure: (inout RegionConfiguration) -> Void = { _ in }) throws -> RegionService {
+        try RegionService(id: "fences", configuration: RegionConfiguration.with { $0.regions = regions; configure(&$0) })
     }
 
-    static func service(_ dir: String, regions: [RegionCondition] = [RegionServiceTests.circle()]) throws -> ServiceRun<RegionService> {
-        ServiceRun(try RegionService(id: "fences", configuration: RegionConfiguration.with { $0.regions = regions }, setup: setup(dir)))
+    @Test func theStateIsRecordsPerFactAndPersistFalseKeepsNone() throws {
+        var store = CommittedState()
+        var run = ServiceRun(try Self.service())
+        try store.feed(&run, [LocationScene.fix(at: 0, north: 0)])
+        #expect(store.records.keys.sorted() == ["device/", "fence/home", "record/.home", "service"])
+        #expect(store.text("record/.home")?.contains(#""state":"satisfied""#) == true)
+        #expect(!run.service.subscriptions.contains("region."), "no echo of its own events any more")
+        #expect(ServiceStateTracker(for: try Self.service { $0.persist = false }) == nil)
+        // A fix that changes no condition's record rewrites only the device's last fix and the time.
+        let before = store.records
+        try store.feed(&run, [LocationScene.fix(at: 1, north: 0)])
+        #expect(store.records.keys.filter { store.records[$0] != before[$0] }.sorted() == ["device/", "service"])
     }
 
-    static func temporaryDirectory() -> String {
-        let dir = NSTemporaryDirectory() + "region-persist-\(UUID().uuidString.prefix(8))"
-        try! FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        return dir
-    }
-
-    /// Hands the service its own events back, as the runtime does from the hub (that acknowledges them).
-    static func echo(_ run: inout ServiceRun<RegionService>) throws {
-        let events = run.events
-        for e in events {
-            let envelope = Envelope(type: type(of: e.payload).eventType, version: 1, producer: "fences", seq: 1,
-                                    time: LocationScene.time(e.seconds), payload: .typed(e.payload))
-            try run.service.acknowledge(BusMessage(topic: e.topic, envelope: envelope))
-        }
-    }
-
-    @Test func databaseFileIsCreatedInTheStateDirectory() throws {
-        let dir = Self.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(atPath: dir) }
-        var run = try Self.service(dir)
-        try run.feed(LocationScene.fix(at: 0, north: 0))
-        #expect(FileManager.default.fileExists(atPath: dir + "/region-fences.sqlite"))
-        #expect(run.service.acknowledgementTopics == ["region."])
-        #expect(!run.service.subscriptions.contains("region."))
-    }
-
-    @Test func stateSurvivesARestartAndNothingIsPublishedTwice() throws {
-        let dir = Self.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(atPath: dir) }
+    @Test func stateSurvivesARestartAndOutputContinuesAsWithout() throws {
         let fixes = (0..<200).map { t in LocationScene.fix(at: Double(t), north: t < 100 ? 10 : 400) }
-        var first = try Self.service(dir)
-        try first.feed(Array(fixes[0..<150]))
-        try Self.echo(&first)
-        #expect(first.events.map(\.topic) == ["region.enter.home", "region.exit.home"])
-        // Restart, and replay everything from the start: what was processed is skipped.
-        var second = try Self.service(dir)
-        try second.feed(fixes)
-        #expect(second.events.isEmpty)
-        // Up to the last change (the exit at 119 s); the fixes after it are processed again, to the same effect.
-        #expect(second.service.counters.skippedAfterRestart == 120)
+        var whole = ServiceRun(try Self.service())
+        try whole.feed(fixes)
+        var store = CommittedState()
+        var first = ServiceRun(try Self.service())
+        try store.feed(&first, Array(fixes[0..<110]))
+        var second = try store.restart(try Self.service())
+        try store.feed(&second, Array(fixes[110...]))
+        #expect(whole.events.map(\.topic) == ["region.enter.home", "region.exit.home"])
+        #expect((first.events + second.events).map { "\($0.topic)@\($0.seconds)" } == whole.events.map { "\($0.topic)@\($0.seconds)" })
         #expect(second.service.monitor.record("home")?.state == .unsatisfied)
     }
 
     @Test func aPendingTransitionSurvivesARestart() throws {
-        let dir = Self.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(atPath: dir) }
-        var first = try Self.service(dir)
-        for t in 0..<30 { try first.feed(LocationScene.fix(at: Double(t), north: 10)) }
-        for t in 30..<40 { try first.feed(LocationScene.fix(at: Double(t), north: 400)) }   // run started at 30
-        try Self.echo(&first)
+        var store = CommittedState()
+        var first = ServiceRun(try Self.service())
+        for t in 0..<30 { try store.feed(&first, [LocationScene.fix(at: Double(t), north: 10)]) }
+        for t in 30..<40 { try store.feed(&first, [LocationScene.fix(at: Double(t), north: 400)]) }   // run started at 30
         #expect(first.events.map(\.topic) == ["region.enter.home"])
-        var second = try Self.service(dir)
-        for t in 40..<60 { try second.feed(LocationScene.fix(at: Double(t), north: 400)) }
+        var second = try store.restart(try Self.service())
+        for t in 40..<60 { try store.feed(&second, [LocationScene.fix(at: Double(t), north: 400)]) }
         // The run's clock kept running from 29 s: the exit at 49 s, as without the restart.
         #expect(second.events.map { "\($0.topic)@\(Int($0.seconds))" } == ["region.exit.home@49"])
         #expect(second.all(RegionExit.self)[0].event.body.detectedAfterRestart == false)
         #expect(second.all(RegionExit.self)[0].event.body.since == LocationScene.time(30))
     }
 
-    @Test func aTransitionWhileDownIsPublishedOnceMarked() throws {
-        let dir = Self.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(atPath: dir) }
-        var first = try Self.service(dir)
-        for t in 0..<60 { try first.feed(LocationScene.fix(at: Double(t), north: 10)) }
-        try Self.echo(&first)
-        // Locus is down for ten minutes; the device has left.
-        var second = try Self.service(dir)
-        for t in 660..<700 { try second.feed(LocationScene.fix(at: Double(t), north: 900)) }
+    /// Locus is down for ten minutes and the device has left: the first fix after the gap
+    /// confirms the exit, with `since` at that fix. The event is the one a replay without the
+    /// restart gives (`detected_after_restart` stays false: the restart is invisible to the service).
+    @Test func aTransitionDuringAGapIsTheOneAReplayGives() throws {
+        var store = CommittedState()
+        var first = ServiceRun(try Self.service())
+        for t in 0..<60 { try store.feed(&first, [LocationScene.fix(at: Double(t), north: 10)]) }
+        var second = try store.restart(try Self.service())
+        for t in 660..<700 { try store.feed(&second, [LocationScene.fix(at: Double(t), north: 900)]) }
         #expect(second.events.map { "\($0.topic)@\(Int($0.seconds))" } == ["region.exit.home@660"])
-        #expect(second.all(RegionExit.self)[0].event.body.detectedAfterRestart)
-    }
-
-    @Test func unacknowledgedEventsArePublishedAgainAfterACrash() throws {
-        let dir = Self.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(atPath: dir) }
-        var first = try Self.service(dir)
-        try first.feed(LocationScene.fix(at: 0, north: 0))
-        #expect(first.events.map(\.topic) == ["region.enter.home"])
-        // Crash before the event came back through the hub: the next instance publishes it again, first.
-        var second = try Self.service(dir)
-        try second.feed(LocationScene.fix(at: 1, north: 0))
-        #expect(second.events.map { "\($0.topic)@\(Int($0.seconds))" } == ["region.enter.home@0"])
-        try Self.echo(&second)
-        var third = try Self.service(dir)
-        try third.feed(LocationScene.fix(at: 2, north: 0))
-        #expect(third.events.isEmpty)
+        let exit = try #require(second.all(RegionExit.self).first?.event.body)
+        #expect(exit.since == LocationScene.time(660) && !exit.detectedAfterRestart)
+        var whole = ServiceRun(try Self.service())
+        try whole.feed((0..<60).map { LocationScene.fix(at: Double($0), north: 10) } + (660..<700).map { LocationScene.fix(at: Double($0), north: 900) })
+        #expect(whole.all(RegionExit.self).map(\.event.body) == [exit])
     }
 
     @Test func runtimeConditionsSurviveAndConfigWinsForItsIds() throws {
-        let dir = Self.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(atPath: dir) }
-        var first = try Self.service(dir, regions: [])
+        var store = CommittedState()
+        var first = ServiceRun(try Self.service(regions: []))
         for id in ["shop", "home"] {
             var output = ServiceOutput()
             _ = try first.service.handle(command: "region.add", arguments: .object(RegionCommandTests.circleArgs(id, north: 1000)), output: &output)
+            try store.commit(&first)
         }
-        try first.feed(LocationScene.fix(at: 0, north: 1000))
-        try Self.echo(&first)
+        try store.feed(&first, [LocationScene.fix(at: 0, north: 1000)])
         #expect(first.events.map(\.topic) == ["region.enter.home", "region.enter.shop"])
+        #expect(store.records.keys.filter { $0.hasPrefix("condition/") }.sorted() == ["condition/home", "condition/shop"])
         // Config now defines "home" (elsewhere): its definition wins; "shop" is still there, still inside.
-        var second = try Self.service(dir, regions: [RegionServiceTests.circle("home")])
+        var second = try store.restart(try Self.service(regions: [RegionServiceTests.circle("home")]))
         var output = ServiceOutput()
         let list = try second.service.handle(command: "region.list", arguments: .object([:]), output: &output)
         #expect(list["regions"] == .array([
             .object(["id": .string("home"), "state": .string("unknown"), "origin": .string("config")]),
             .object(["id": .string("shop"), "state": .string("satisfied"), "origin": .string("runtime")]),
         ]))
-        // Removing a runtime condition is stored too.
+        try store.commit(&second)
+        #expect(store.records["condition/home"] == nil, "the runtime definition config replaced is deleted")
+        // Removing a runtime condition is committed too.
         _ = try second.service.handle(command: "region.remove", arguments: .object(["id": .string("shop")]), output: &output)
-        var third = try Self.service(dir, regions: [RegionServiceTests.circle("home")])
-        _ = try third.service.handle(command: "region.list", arguments: .object([:]), output: &output)
+        try store.commit(&second)
+        #expect(store.records["condition/shop"] == nil && store.records["record/.shop"] == nil && store.records["fence/shop"] == nil)
+        let third = try store.restart(try Self.service(regions: [RegionServiceTests.circle("home")]))
         #expect(third.service.monitor.ids == ["home"])
+    }
+
+    /// With publish_conditions, subscribers are told each definition once: a restart with the
+    /// same config announces nothing again, one with a changed config announces the change.
+    @Test func definitionsAreAnnouncedOnceAcrossRestarts() throws {
+        let publishing: (inout RegionConfiguration) -> Void = { $0.publishConditions = true }
+        var store = CommittedState()
+        var first = ServiceRun(try Self.service(configure: publishing))
+        try store.feed(&first, [LocationScene.fix(at: 0, north: 900)])
+        #expect(first.events.map(\.topic) == ["region.condition.home"])
+        var second = try store.restart(try Self.service(configure: publishing))
+        try store.feed(&second, [LocationScene.fix(at: 1, north: 900)])
+        #expect(second.events.isEmpty)
+        let park = try RegionCondition(id: "park", center: LocationScene.place(north: 500), radius: 80, origin: .config)
+        var third = try store.restart(try Self.service(regions: [park], configure: publishing))
+        try store.feed(&third, [LocationScene.fix(at: 2, north: 900)])
+        #expect(third.events.map(\.topic) == ["region.condition.home", "region.condition.park"])
+        #expect(third.all(RegionConditionEvent.self).map { $0.event.condition == nil } == [true, false], "home removed, park added")
     }
 }

@@ -12,8 +12,6 @@ public struct ConditionRecord: Sendable, Equatable {
     /// The last usable fix before that run: the hysteresis clock runs from here, so a run that
     /// follows a gap (or a restart) is confirmed by its first fix.
     public var runOrigin: EventTime?
-    /// The run began with the first fix after a restart (its transition happened while Locus was down).
-    public var runAfterRestart = false
     /// `region.dwell` was published for the current stay.
     public var dwellPublished = false
     /// Type and time of the last event published for this condition.
@@ -34,7 +32,6 @@ public struct ConditionRecord: Sendable, Equatable {
         if let since { o["since"] = .number(Double(since.milliseconds)) }
         if let runStart { o["run_start"] = .number(Double(runStart.milliseconds)) }
         if let runOrigin { o["run_origin"] = .number(Double(runOrigin.milliseconds)) }
-        if runAfterRestart { o["run_after_restart"] = .bool(true) }
         if dwellPublished { o["dwell_published"] = .bool(true) }
         if let lastEventType { o["last_event_type"] = .string(lastEventType) }
         if let lastEventTime { o["last_event_time"] = .number(Double(lastEventTime.milliseconds)) }
@@ -52,7 +49,6 @@ public struct ConditionRecord: Sendable, Equatable {
         since = time("since")
         runStart = time("run_start")
         runOrigin = time("run_origin")
-        runAfterRestart = flag("run_after_restart")
         dwellPublished = flag("dwell_published")
         lastEventType = json["last_event_type"]?.stringValue
         lastEventTime = time("last_event_time")

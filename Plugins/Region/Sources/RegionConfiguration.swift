@@ -36,12 +36,12 @@ public struct RegionConfiguration: DeclaredConfiguration {
     @Setting("sources", "Fix sources to watch (obs.fix.<source>); empty watches all, as one device.", check: .sourceIds)
     public var sources: [String] = []
 
-    /// Keep conditions and states in a database across restarts.
-    @Setting("persist", "Keep conditions added at runtime, states, pending transitions and unacknowledged events in an SQLite database, so a restart (even kill -9) publishes no duplicate and misses no transition. Off for locus replay in any case.")
+    /// Keep conditions added at runtime and states across restarts.
+    @Setting("persist", "Keep conditions added at runtime, states and pending transitions across restarts (the runtime commits them with the events they cause, in <hub.state_directory>/services/<id>.sqlite), so a restart, even kill -9, publishes no duplicate and misses no transition. Off for locus replay in any case.")
     public var persist: Bool = true
 
-    /// Database path; nil for `<hub.state_directory>/region-<id>.sqlite`.
-    @Setting("database", "Database file when persist is true.", default: "<hub.state_directory>/region-<id>.sqlite")
+    /// No longer used (the runtime keeps the state): a warning says so.
+    @Setting("database", "No longer used: the runtime keeps this service's state in <hub.state_directory>/services/<id>.sqlite. A config that sets it starts with a warning.")
     public var database: String? = nil
 
     /// Publish each condition's definition as `region.condition.<id>`.

@@ -15,16 +15,14 @@ struct RegionDeviceState {
     var active = Set<String>()
     /// Time of the last usable fix.
     var lastFixTime: EventTime?
-    /// The last usable fix, for state snapshots (not stored).
+    /// The last usable fix, for state snapshots and dwell events.
     var lastFix: RegionFix?
-    /// `lastFixTime` as stored before a restart; the next usable fix is the first after it.
-    var restartFence: EventTime?
     /// Time of the first usable fix: conditions without a record are outside since then.
     var firstFixTime: EventTime?
     /// Ids whose record changed, and ids whose record was removed, since the last `takeChanges`.
     var changed = Set<String>()
     var removed = Set<String>()
-    /// `lastFixTime` or `firstFixTime` changed since the last `takeChanges`.
+    /// The fix times or the last fix changed since the last `takeChanges`.
     var timesChanged = false
 
     /// The record of `condition`, stored or implied.
@@ -57,11 +55,40 @@ struct RegionDeviceState {
         removed.insert(id)
     }
 
-    /// The device's times as stored (`device` rows of a per-device database).
-    var timesJSON: JSONValue {
-        var o: [String: JSONValue] = [:]
-        if let firstFixTime { o["first_fix_time"] = .number(Double(firstFixTime.milliseconds)) }
-        if let lastFixTime { o["last_fix_time"] = .number(Double(lastFixTime.milliseconds)) }
-        return .object(o)
+    /// What the runtime keeps of a device besides its records: a record of its own.
+    struct Times: Equatable {
+        var firstFixTime: EventTime?
+        var lastFixTime: EventTime?
+        var lastFix: RegionFix?
+
+        var json: JSONValue {
+            var o: [String: JSONValue] = [:]
+            if let firstFixTime { o["first_fix_time"] = .number(Double(firstFixTime.milliseconds)) }
+            if let lastFixTime { o["last_fix_time"] = .number(Double(lastFixTime.milliseconds)) }
+            if let f = lastFix {
+                var l: [String: JSONValue] = ["source": .string(f.source), "lat": .number(f.coordinate.latitude),
+                                              "lon": .number(f.coordinate.longitude), "time": .number(Double(f.time.milliseconds))]
+                if let a = f.horizontalAccuracy { l["h_accuracy"] = .number(a) }
+                o["last_fix"] = .object(l)
+            }
+            return .object(o)
+        }
+
+        init(firstFixTime: EventTime?, lastFixTime: EventTime?, lastFix: RegionFix?) {
+            self.firstFixTime = firstFixTime
+            self.lastFixTime = lastFixTime
+            self.lastFix = lastFix
+        }
+
+        init(json: JSONValue) {
+            func time(_ v: JSONValue?) -> EventTime? { v?.doubleValue.map { EventTime(milliseconds: Int64($0)) } }
+            firstFixTime = time(json["first_fix_time"])
+            lastFixTime = time(json["last_fix_time"])
+            if let l = json["last_fix"], let source = l["source"]?.stringValue, let lat = l["lat"]?.doubleValue,
+               let lon = l["lon"]?.doubleValue, let t = time(l["time"]) {
+                lastFix = RegionFix(source: source, coordinate: Coordinate(latitude: lat, longitude: lon),
+                                    horizontalAccuracy: l["h_accuracy"]?.doubleValue, time: t)
+            }
+        }
     }
 }

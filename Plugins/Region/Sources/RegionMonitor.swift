@@ -39,9 +39,9 @@ public struct RegionFix: Sendable, Equatable {
 ///   Fixes worse than `max_accuracy` are not used at all.
 /// - `unknown` and assumed states are set by the first deciding fix, at once.
 /// - Otherwise a transition needs a run of deciding fixes on the new side lasting
-///   `min_duration`, counted from the last usable fix before the run (so after a gap, or a
-///   restart, the first deciding fix is enough). A fix deciding the old side ends the run;
-///   an undecided fix neither ends nor confirms it.
+///   `min_duration`, counted from the last usable fix before the run (so after a gap in the
+///   fixes — a tunnel, a power cut — the first deciding fix is enough). A fix deciding the old
+///   side ends the run; an undecided fix neither ends nor confirms it.
 /// - `region.dwell` once per stay, on the first fix or tick `dwell` seconds after the enter.
 ///
 /// Conditions not in a device's `active` set are outside and have no pending run: the index
@@ -49,8 +49,8 @@ public struct RegionFix: Sendable, Equatable {
 /// any other condition is decisively outside for any usable fix, so it cannot change.
 ///
 /// Devices: by default every fix is the one device's (key `""`). With `perDevice` each device
-/// (the caller names it) has its own records, fix times and restart fence against the shared
-/// conditions and index; its records are sparse (`RegionDeviceState`), and its events carry it.
+/// (the caller names it) has its own records and fix times against the shared conditions and
+/// index; its records are sparse (`RegionDeviceState`), and its events carry it.
 public struct RegionMonitor {
     public enum EventKind: String, Sendable, Equatable {
         case enter = "region.enter", exit = "region.exit", dwell = "region.dwell"
@@ -145,35 +145,33 @@ public struct RegionMonitor {
         }
     }
 
-    /// After loading stored state: the stored last fix time, so the next run that starts is
-    /// known to span the time Locus was down.
-    public mutating func resume(lastFixTime: EventTime?, device: String = "") {
-        devices[device, default: RegionDeviceState()].lastFixTime = lastFixTime
-        devices[device]!.restartFence = lastFixTime
-    }
-
-    /// Per device, after loading stored state: one device's times and records. Records of
-    /// conditions that are gone or have a new shape are dropped; `newConditions` (added or
-    /// reshaped while Locus was down) start `unknown` for a device that had a fix.
-    mutating func restoreDevice(_ device: String, firstFixTime: EventTime?, lastFixTime: EventTime?,
-                                records: [String: ConditionRecord], newConditions: Set<String>) {
+    /// After a restart, before any fix: `device`'s state as committed. Records of conditions
+    /// that are gone or have a new shape are dropped (the caller deletes them); for a device
+    /// that had a fix, `newConditions` (added or reshaped while Locus was down) start `unknown`
+    /// per device, and with one device every condition without a record starts `unknown`.
+    /// Returns the ids of the records dropped.
+    mutating func restore(device: String, times: RegionDeviceState.Times, records: [String: ConditionRecord],
+                          newConditions: Set<String>) -> [String] {
         var d = RegionDeviceState()
-        d.firstFixTime = firstFixTime
-        d.lastFixTime = lastFixTime
-        d.restartFence = lastFixTime
+        d.firstFixTime = times.firstFixTime
+        d.lastFixTime = times.lastFixTime
+        d.lastFix = times.lastFix
+        var dropped: [String] = []
         for (id, r) in records {
-            guard let c = conditions[id], c.fingerprint == r.fingerprint, !newConditions.contains(id) else { continue }
+            guard let c = conditions[id], c.fingerprint == r.fingerprint, !newConditions.contains(id) else {
+                dropped.append(id)
+                continue
+            }
             d.records[id] = r
             if r.needsEveryFix { d.active.insert(id) }
         }
-        if firstFixTime != nil {
-            for id in newConditions {
-                guard let c = conditions[id] else { continue }
-                d.set(ConditionRecord(fingerprint: c.fingerprint), for: id)
-                changedDevices.insert(device)
-            }
+        for id in conditions.keys.sorted() where d.records[id] == nil {
+            guard !perDevice || (times.firstFixTime != nil && newConditions.contains(id)) else { continue }
+            d.set(ConditionRecord(fingerprint: conditions[id]!.fingerprint), for: id)
+            changedDevices.insert(device)
         }
         devices[device] = d
+        return dropped.sorted()
     }
 
     /// Adds or replaces a condition. A new shape starts from `record` if its fingerprint
@@ -251,8 +249,11 @@ public struct RegionMonitor {
         return body(&d)
     }
 
-    /// The stored form of `device`'s times (per-device databases).
-    func timesJSON(device: String) -> JSONValue { devices[device]?.timesJSON ?? .object([:]) }
+    /// `device`'s fix times and last fix, as committed.
+    func times(device: String) -> RegionDeviceState.Times {
+        let d = devices[device]
+        return .init(firstFixTime: d?.firstFixTime, lastFixTime: d?.lastFixTime, lastFix: d?.lastFix)
+    }
 
     /// Whether `fix` is used at all: accuracy within `max_accuracy`, valid coordinate, not older
     /// than `device`'s last used fix.
@@ -272,7 +273,6 @@ public struct RegionMonitor {
         let margin = accuracy + hysteresis.minDistance
         var candidates = d.active
         index.query(fix.coordinate) { candidates.insert($0) }
-        let afterRestart = d.restartFence != nil && d.lastFixTime == d.restartFence
         // Once this fix is applied, a condition without a record is outside since the first fix.
         let firstFixTime = d.firstFixTime ?? fix.time
         var events: [Event] = []
@@ -281,8 +281,7 @@ public struct RegionMonitor {
             var entry = Entry(condition: c, record: d.record(for: c))
             let signed = c.shape.signedDistance(to: fix.coordinate)
             let side: RegionState = signed <= -margin ? .satisfied : signed >= margin ? .unsatisfied : .unknown
-            if let event = decide(&entry, side: side, signed: signed, fix: fix, lastFixTime: d.lastFixTime,
-                                  afterRestart: afterRestart) {
+            if let event = decide(&entry, side: side, signed: signed, fix: fix, lastFixTime: d.lastFixTime) {
                 events.append(event)
             }
             if let dwell = dwellEvent(&entry, at: fix.time, fix: fix, signed: signed) { events.append(dwell) }
@@ -294,13 +293,10 @@ public struct RegionMonitor {
                 d.set(entry.record, for: id)
             }
         }
-        if d.firstFixTime == nil {
-            d.firstFixTime = fix.time
-            d.timesChanged = true
-        }
+        if d.firstFixTime == nil { d.firstFixTime = fix.time }
         d.lastFixTime = fix.time
         d.lastFix = fix
-        d.restartFence = nil
+        d.timesChanged = true
         devices[device] = d
         changedDevices.insert(device)
         if perDevice { for i in events.indices { events[i].body.device = device } }
@@ -336,7 +332,7 @@ public struct RegionMonitor {
     }
 
     private func decide(_ entry: inout Entry, side: RegionState, signed: Double, fix: RegionFix,
-                        lastFixTime: EventTime?, afterRestart: Bool) -> Event? {
+                        lastFixTime: EventTime?) -> Event? {
         var r = entry.record
         defer { entry.record = r }
         guard side != .unknown else { return nil }
@@ -345,7 +341,6 @@ public struct RegionMonitor {
             r.assumed = false
             r.runStart = nil
             r.runOrigin = nil
-            r.runAfterRestart = false
             guard side != previous else { return nil }
             r.state = side
             r.since = fix.time
@@ -359,26 +354,24 @@ public struct RegionMonitor {
         if side == r.state {
             r.runStart = nil
             r.runOrigin = nil
-            r.runAfterRestart = false
             return nil
         }
         if r.runStart == nil {
             r.runStart = fix.time
             r.runOrigin = lastFixTime ?? fix.time
-            r.runAfterRestart = afterRestart
         }
         guard fix.time.seconds(since: r.runOrigin!) >= hysteresis.minDuration else { return nil }
         let since = r.runStart!
-        // Confirmed by the run's first fix, which was the first after a restart: the device
-        // crossed while Locus was down. (A replay that resumes after a restart confirms runs
-        // with later fixes, as an uninterrupted run does.)
-        let restarted = r.runAfterRestart && fix.time == since
+        // `detected_after_restart` is always false now: the runtime restores the state exactly,
+        // so a restart is invisible here, and a replay gives the same events however often Locus
+        // was restarted. (A run confirmed by its first fix after a gap says so by `since`
+        // equal to `fix_time`.)
+        let restarted = false
         let previous = r.state
         r.state = side
         r.since = since
         r.runStart = nil
         r.runOrigin = nil
-        r.runAfterRestart = false
         r.dwellPublished = false
         return transition(&r, entry.condition, to: side, from: previous, since: since, signed: signed, fix: fix,
                           afterRestart: restarted)

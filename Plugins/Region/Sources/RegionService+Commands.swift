@@ -1,11 +1,10 @@
 import Foundation
 import LocusCore
 import LocusRegions
-import LocusStore
 
 extension RegionService {
     public mutating func handle(command: String, arguments: JSONValue, output: inout ServiceOutput) throws -> JSONValue {
-        try openIfNeeded(&output)
+        loadIfNeeded()
         announceConditionsIfDue(at: commandTime, output: &output)
         guard case .object(var args) = arguments else { throw ServiceCommandError("arguments must be an object") }
         switch command {
@@ -22,23 +21,10 @@ extension RegionService {
                 throw ServiceCommandError("region '\(condition.id)' is defined in \(existing.origin == .config ? "config (regions:)" : "the region file"); change it there")
             }
             let time = commandTime
-            // Applied, then stored; put back as it was when the store refuses (nothing changes).
-            let before = monitor
+            // The runtime commits the change with the command's events before it replies.
             monitor.put(condition, assuming: assuming)
-            if let store {
-                var changes = StateChanges()
-                changes.put("condition", key: condition.id, value: condition.definition)
-                changes.append(contentsOf: stateChanges(monitor.takeChanges()))
-                do {
-                    try store.commit(changes)
-                } catch {
-                    monitor = before
-                    monitor.reindex(condition.id)
-                    throw error
-                }
-            }
-            _ = monitor.takeChanges()
-            announce(condition.id, at: time, output: &output)
+            pendingRecords[Self.conditionKey(condition.id)] = .some(condition.definition)
+            changedDefinition(condition.id, at: time, output: &output)
             // Per device there is no one state to show: `region record id=… device=…` shows one.
             if !monitor.perDevice { try emitSnapshot(condition.id, device: "", at: time, output: &output) }
             return try record(condition.id, device: "")
@@ -48,23 +34,9 @@ extension RegionService {
             guard existing.origin == .runtime else {
                 throw ServiceCommandError("region '\(rid)' is defined in \(existing.origin == .config ? "config (regions:)" : "the region file"); remove it there")
             }
-            let before = monitor
             monitor.remove(rid)
-            if let store {
-                var changes = StateChanges()
-                changes.delete("condition", key: rid)
-                changes.delete("state", key: rid)
-                changes.append(contentsOf: stateChanges(monitor.takeChanges()))
-                do {
-                    try store.commit(changes)
-                } catch {
-                    monitor = before
-                    monitor.reindex(rid)
-                    throw error
-                }
-            }
-            _ = monitor.takeChanges()
-            announce(rid, at: commandTime, output: &output)
+            pendingRecords[Self.conditionKey(rid)] = .some(nil)
+            changedDefinition(rid, at: commandTime, output: &output)
             return .object(["removed": .string(rid)])
         case "region.list":
             let device = try commandDevice(&args, required: false)

@@ -1,49 +1,7 @@
 import LocusCore
-import LocusStore
 
-/// One state per device (`per_device: true`): restoring it, and the commands that name a device.
+/// One state per device (`per_device: true`): the commands that name a device.
 extension RegionService {
-    /// Puts the restored conditions in the monitor, then each stored device with the records
-    /// that still match their condition. Conditions whose stored fingerprint is missing or
-    /// different are new to every device (they start `unknown`). Returns the number of device
-    /// records restored; adds deletions of stale rows to `changes`.
-    mutating func restoreDevices(_ restored: RestoredConditions<RegionCondition, ConditionRecord>, store: ServiceStateStore,
-                                 changes: inout StateChanges) throws -> Int {
-        var newConditions = Set<String>()
-        for (c, template) in restored.conditions {
-            monitor.put(c)
-            if template?.fingerprint != c.fingerprint { newConditions.insert(c.id) }
-        }
-        var byDevice: [String: [String: ConditionRecord]] = [:]
-        for (key, value) in try store.records(in: "device_state") {
-            guard let slash = key.lastIndex(of: "/"), let r = ConditionRecord(json: value) else {
-                changes.delete("device_state", key: key)
-                continue
-            }
-            let device = String(key[..<slash]), cid = String(key[key.index(after: slash)...])
-            guard monitor.condition(cid)?.fingerprint == r.fingerprint, !newConditions.contains(cid) else {
-                changes.delete("device_state", key: key)
-                continue
-            }
-            byDevice[device, default: [:]][cid] = r
-        }
-        var count = 0
-        func time(_ value: JSONValue, _ key: String) -> EventTime? {
-            value[key]?.doubleValue.map { EventTime(milliseconds: Int64($0)) }
-        }
-        for (device, value) in try store.records(in: "device") {
-            let records = byDevice.removeValue(forKey: device) ?? [:]
-            let last = time(value, "last_fix_time")
-            monitor.restoreDevice(device, firstFixTime: time(value, "first_fix_time"), lastFixTime: last,
-                                  records: records, newConditions: newConditions)
-            if let last { processedThrough[device] = last }
-            count += records.count
-        }
-        // Records of a device whose row is missing cannot be placed in time: start over.
-        for (device, records) in byDevice { for cid in records.keys { changes.delete("device_state", key: device + "/" + cid) } }
-        return count
-    }
-
     /// `device=` of a command: required per device, refused otherwise.
     func commandDevice(_ args: inout [String: JSONValue], required: Bool) throws -> String {
         let raw = args.removeValue(forKey: "device")

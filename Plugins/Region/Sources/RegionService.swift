@@ -1,52 +1,50 @@
 import Foundation
 import LocusCore
 import LocusRegions
-import LocusStore
 import Logging
 
 /// Region monitoring, like Core Location's `CLMonitor` without its limits: circles and
 /// polygons from config, a watched GeoJSON file and `locus ctl region add`, hysteresis in
 /// distance and event time (`RegionMonitor`), and state that survives restarts.
 ///
-/// Persistence (when `persist` and the runtime gives a state directory): every change is
-/// committed to SQLite in one transaction with the events it causes (an outbox) before they
-/// are published; an event is acknowledged when it comes back through the hub. After a crash
-/// the service restores its conditions and states, skips fixes it had already processed (a
-/// replay played again), and republishes events that were never acknowledged — so no
-/// transition is lost or published twice, except one that was on its way out in the
-/// microseconds of a kill, which is published again.
+/// State (`KeyedStatefulService`): the runtime keeps it, one record per fact, and commits the
+/// records a batch or a command changed with the events they caused (docs/writing-plugins.md,
+/// "State"): each condition added at runtime (`condition/<id>`), each fence's fingerprint and
+/// definition (`fence/<id>`: after a restart, which fences are new and which definitions
+/// subscribers have not been told), each device's record of a condition
+/// (`record/<device>.<id>`), each device's fix times and last fix (`device/<device>`), and
+/// the time of the last message (`service`). The service itself does no I/O but reading its
+/// GeoJSON file.
 ///
 /// Per device (`per_device: true`, for a server fed by a fleet): the conditions, the file and
 /// the commands are shared; each device (the fix topic's last segment) has its own states,
-/// pending runs, dwell and restart fence, stored per device; events go to
-/// `region.<kind>.<id>.<device>` with `device` in the payload.
-public struct RegionService: CommandableService, DeviceKeyedService {
+/// pending runs and dwell; events go to `region.<kind>.<id>.<device>` with `device` in the
+/// payload.
+public struct RegionService: CommandableService, DeviceKeyedService, KeyedStatefulService {
     public let id: String
     public private(set) var configuration: RegionConfiguration
     let logger: Logger
-    /// Database file, or nil for memory only.
-    let databasePath: String?
     var monitor: RegionMonitor
-    var store: ServiceStateStore?
     private var file: ConditionFile?
     /// The file's conditions as last loaded (for `locus check` errors at build, and reloads).
     private var fileConditions: [RegionCondition]
-    /// Outbox events published and not yet seen back through the hub.
-    private var outbox = OutboxReceipts()
-    /// Per device (`""` for the one device): messages at or before this time were processed
-    /// before a restart.
-    var processedThrough: [String: EventTime] = [:]
     var lastMessageTime: EventTime?
     private var lastFileCheck: EventTime?
     /// `hub.max_message_bytes`: a condition whose events could not pass the hub is refused.
     let maxMessageBytes: Int
     public private(set) var counters = Counters()
+    /// What `fence/<id>` holds (committed, or about to be): each condition's fingerprint and
+    /// definition as subscribers were last told.
+    private var fences: [String: JSONValue] = [:]
+    /// Records changed since the last `takeStateChanges` besides the monitor's own.
+    var pendingRecords: [String: JSONValue?] = [:]
+    /// Conditions whose definition (or removal) is still to be announced (`publish_conditions`).
+    private var unannounced = Set<String>()
+    private var committedLastMessageTime: EventTime?
 
     public struct Counters: Sendable, Equatable {
         /// Fixes ignored: no position, accuracy worse than max_accuracy, older than the last.
         public var fixesIgnored = 0
-        /// Messages skipped after a restart because they had been processed before it.
-        public var skippedAfterRestart = 0
         public var fileReloads = 0
         public var fileReloadFailures = 0
     }
@@ -60,10 +58,9 @@ public struct RegionService: CommandableService, DeviceKeyedService {
         monitor = RegionMonitor(monitorID: id, hysteresis: RegionHysteresis(
             minDistance: configuration.minDistance, minDuration: configuration.minDuration,
             maxAccuracy: configuration.maxAccuracy), perDevice: setup?.perDevice ?? false)
-        if configuration.persist, let dir = setup?.stateDirectory {
-            databasePath = configuration.database.map { setup?.resolvePath($0) ?? $0 } ?? dir + "/region-\(id).sqlite"
-        } else {
-            databasePath = nil
+        if let database = configuration.database {
+            logger.warning("database is no longer used: the runtime keeps the region state in <state_directory>/services/<id>.sqlite; the old file is not read", metadata: [
+                "plugin": "\(id)", "database": "\(database)"])
         }
         fileConditions = []
         if let path = configuration.file {
@@ -97,8 +94,7 @@ public struct RegionService: CommandableService, DeviceKeyedService {
         return fixes + ["clock.tick"]
     }
 
-    /// Its own events come back through the hub: that acknowledges them in the outbox.
-    public var acknowledgementTopics: [String] { databasePath != nil ? ["region."] : [] }
+    public var keepsState: Bool { configuration.persist }
 
     public var produces: [String] { ["region.enter.", "region.exit.", "region.dwell.", "region.state.", RegionConditionEvent.topicPrefix] }
 
@@ -117,23 +113,14 @@ public struct RegionService: CommandableService, DeviceKeyedService {
     // MARK: - Messages
 
     public mutating func receive(_ message: BusMessage, output: inout ServiceOutput) throws {
-        try openIfNeeded(&output)
+        loadIfNeeded()
         announceConditionsIfDue(at: message.time, output: &output)
         let tick = message.payload(ClockTick.self)
-        // Per device, ticks are everyone's: only a device's fixes are fenced.
-        let fenced = !(monitor.perDevice && tick != nil)
         let device = monitor.perDevice ? Self.device(of: message.topic) : ""
-        if fenced, let fence = processedThrough[device] {
-            if message.time <= fence {
-                counters.skippedAfterRestart += 1
-                return
-            }
-            processedThrough[device] = nil
-        }
         lastMessageTime = message.time
         var events: [RegionMonitor.Event] = []
         if tick != nil {
-            try checkFile(at: message.time, output: &output)
+            checkFile(at: message.time, output: &output)
             events = monitor.tick(at: message.time)
         } else if let fix = message.payload(Fix.self) {
             guard let regionFix = usable(fix, at: message.time, device: device) else {
@@ -144,7 +131,7 @@ public struct RegionService: CommandableService, DeviceKeyedService {
         } else {
             return
         }
-        try commitAndEmit(events, at: message.time, output: &output)
+        try emit(events, at: message.time, output: &output)
     }
 
     /// The device a per-device message is for: its topic's last segment (`obs.fix.<device>`).
@@ -161,26 +148,8 @@ public struct RegionService: CommandableService, DeviceKeyedService {
         return monitor.isUsable(f, device: device) ? f : nil
     }
 
-    /// Stores what changed and the events in one transaction, then emits them.
-    mutating func commitAndEmit(_ events: [RegionMonitor.Event], at time: EventTime, output: inout ServiceOutput) throws {
-        let monitorChanges = monitor.takeChanges()
-        guard !events.isEmpty || !monitorChanges.isEmpty else { return }
-        var outboxed: [StoredEvent] = []
-        if let store {
-            var changes = stateChanges(monitorChanges)
-            for e in events {
-                let stored = StoredEvent(topic: Self.topic(e.kind, e.body), time: time, eventType: e.kind.rawValue,
-                                         payload: Self.json(e.body))
-                changes.append(stored)
-                outboxed.append(stored)
-            }
-            if !monitor.perDevice {
-                changes.setMeta("processed_through", String(time.milliseconds))
-                if let t = monitor.lastFixTime { changes.setMeta("last_fix_time", String(t.milliseconds)) }
-            }
-            let ids = try store.commit(changes)
-            outbox.published(outboxed, ids: ids)
-        }
+    /// Emits the monitor's events (and, with `state_on_transition`, a snapshot after each).
+    mutating func emit(_ events: [RegionMonitor.Event], at time: EventTime, output: inout ServiceOutput) throws {
         for e in events {
             Self.emit(e.kind, e.body, at: time, to: &output)
             if configuration.stateOnTransition && e.kind != .dwell {
@@ -189,38 +158,7 @@ public struct RegionService: CommandableService, DeviceKeyedService {
         }
     }
 
-    /// The rows to write for what the monitor changed. One device: `state` rows by condition
-    /// id, as always. Per device: `device_state` rows by `<device>/<condition>` (records held),
-    /// `device` rows (first and last fix time), and a `state` row per condition holding only
-    /// its fingerprint, so that a restart knows which conditions are new to every device.
-    func stateChanges(_ m: RegionMonitor.Changes) -> StateChanges {
-        var changes = StateChanges()
-        guard monitor.perDevice else {
-            for d in m.devices {
-                for cid in d.changed { if let r = monitor.record(cid) { changes.put("state", key: cid, value: r.json) } }
-                for cid in d.removed { changes.delete("state", key: cid) }
-            }
-            return changes
-        }
-        for cid in m.conditionsPut {
-            if let c = monitor.condition(cid) { changes.put("state", key: cid, value: ConditionRecord(fingerprint: c.fingerprint).json) }
-        }
-        for cid in m.conditionsRemoved { changes.delete("state", key: cid) }
-        for d in m.devices {
-            for cid in d.changed {
-                if let r = monitor.record(cid, device: d.device) { changes.put("device_state", key: d.device + "/" + cid, value: r.json) }
-            }
-            for cid in d.removed { changes.delete("device_state", key: d.device + "/" + cid) }
-            changes.put("device", key: d.device, value: monitor.timesJSON(device: d.device))
-        }
-        return changes
-    }
-
-    public mutating func acknowledge(_ message: BusMessage) throws {
-        if message.envelope.producer == id, let store { try outbox.receive(message, store: store) }
-    }
-
-    private mutating func checkFile(at time: EventTime, output: inout ServiceOutput) throws {
+    private mutating func checkFile(at time: EventTime, output: inout ServiceOutput) {
         guard var f = file else { return }
         if let last = lastFileCheck, time.seconds(since: last) < configuration.fileCheckInterval, time >= last { return }
         lastFileCheck = time
@@ -250,96 +188,171 @@ public struct RegionService: CommandableService, DeviceKeyedService {
         var removedCount = 0
         for old in fileConditions where !nextIDs.contains(old.id) {
             monitor.remove(old.id)
-            announce(old.id, at: time, output: &output)
+            changedDefinition(old.id, at: time, output: &output)
             removedCount += 1
         }
-        var runtimeReplaced: [String] = []
         for c in next {
-            if monitor.condition(c.id)?.origin == .runtime { runtimeReplaced.append(c.id) }
+            // A file definition replaces a runtime one of the same id: that one is gone.
+            if monitor.condition(c.id)?.origin == .runtime { pendingRecords[Self.conditionKey(c.id)] = .some(nil) }
             if monitor.condition(c.id) != c {
                 monitor.put(c)
-                announce(c.id, at: time, output: &output)
+                changedDefinition(c.id, at: time, output: &output)
             }
         }
         fileConditions = next
         counters.fileReloads += 1
-        if let store, !runtimeReplaced.isEmpty {
-            var changes = StateChanges()
-            for rid in runtimeReplaced { changes.delete("condition", key: rid) }
-            try store.commit(changes)
-        }
         logger.info("region file reloaded", metadata: [
             "file": "\(f.path)", "conditions": "\(next.count)", "removed": "\(removedCount)"])
-        try commitAndEmit([], at: time, output: &output)
     }
 
-    // MARK: - Start and restart
+    // MARK: - State
 
-    /// Loads conditions and, on first use, the database: config and file conditions, runtime
-    /// conditions stored before (dropped when config now defines their id), stored states
-    /// whose shape is unchanged, and unacknowledged events to publish again.
-    mutating func openIfNeeded(_ output: inout ServiceOutput) throws {
+    static func conditionKey(_ rid: String) -> String { "condition/" + rid }
+    static func fenceKey(_ rid: String) -> String { "fence/" + rid }
+    static func recordKey(device: String, _ rid: String) -> String { "record/" + device + "." + rid }
+    static func deviceKey(_ device: String) -> String { "device/" + device }
+    static let serviceKey = "service"
+
+    /// The conditions of config and file, on a start without committed state.
+    mutating func loadIfNeeded() {
         guard !loaded else { return }
-        let configured: [RegionCondition] = configuration.regions + fileConditions
-        guard let databasePath else {
-            for c in configured { monitor.put(c) }
-            _ = monitor.takeChanges()
-            loaded = true
-            return
+        loaded = true
+        for c in configuration.regions + fileConditions { monitor.put(c) }
+        noteFences(stored: [:])
+    }
+
+    /// After the conditions are in the monitor: which definitions differ from those committed
+    /// in `stored` (new, changed, removed while Locus was down), to commit and to announce.
+    private mutating func noteFences(stored: [String: JSONValue]) {
+        fences = stored
+        for rid in Set(stored.keys).union(monitor.ids).sorted() {
+            let now = monitor.condition(rid).map(Self.fence)
+            guard now != stored[rid] else { continue }
+            fences[rid] = now
+            pendingRecords[Self.fenceKey(rid)] = .some(now)
+            unannounced.insert(rid)
         }
-        let s = try ServiceStateStore(path: databasePath, kind: "region")
-        let restoredSet = try s.restoreConditions(
-            configured: configured, id: \.id,
-            runtime: {
+    }
+
+    static func fence(_ c: RegionCondition) -> JSONValue {
+        .object(["fingerprint": .string(c.fingerprint), "definition": c.definition])
+    }
+
+    /// A condition was put, changed or removed: its fence record and its announcement.
+    mutating func changedDefinition(_ rid: String, at time: EventTime, output: inout ServiceOutput) {
+        let now = monitor.condition(rid).map(Self.fence)
+        if now != fences[rid] {
+            fences[rid] = now
+            pendingRecords[Self.fenceKey(rid)] = .some(now)
+        }
+        announce(rid, at: time, output: &output)
+    }
+
+    public mutating func restoreState(_ records: [String: [UInt8]]) throws {
+        var runtime: [String: JSONValue] = [:]
+        var stored: [String: JSONValue] = [:]
+        var byDevice: [String: [String: ConditionRecord]] = [:]
+        var recordKeys: [String: [String: String]] = [:]
+        var times: [String: RegionDeviceState.Times] = [:]
+        for (key, bytes) in records {
+            guard let value = try? JSONValue.read(bytes) else {
+                logger.error("a saved region record cannot be read; dropped", metadata: ["record": "\(key)"])
+                pendingRecords[key] = .some(nil)
+                continue
+            }
+            if key.hasPrefix("condition/") {
+                runtime[String(key.dropFirst("condition/".count))] = value
+            } else if key.hasPrefix("fence/") {
+                stored[String(key.dropFirst("fence/".count))] = value
+            } else if key.hasPrefix("record/") {
+                guard let device = value["device"]?.stringValue, let rid = value["region"]?.stringValue,
+                      let r = ConditionRecord(json: value) else {
+                    pendingRecords[key] = .some(nil)
+                    continue
+                }
+                byDevice[device, default: [:]][rid] = r
+                recordKeys[device, default: [:]][rid] = key
+            } else if key.hasPrefix("device/") {
+                times[String(key.dropFirst("device/".count))] = RegionDeviceState.Times(json: value)
+            } else if key == Self.serviceKey {
+                lastMessageTime = value["last_message_time"]?.doubleValue.map { EventTime(milliseconds: Int64($0)) }
+                committedLastMessageTime = lastMessageTime
+            }
+        }
+        loaded = true
+        let configured = configuration.regions + fileConditions
+        let configuredIDs = Set(configured.map(\.id))
+        for c in configured { monitor.put(c) }
+        var replacedByConfig: [String] = []
+        for (rid, definition) in runtime.sorted(by: { $0.key < $1.key }) {
+            if configuredIDs.contains(rid) {
+                replacedByConfig.append(rid)
+                pendingRecords[Self.conditionKey(rid)] = .some(nil)
+                continue
+            }
+            do {
                 // Many large polygons take a while: a stop asked meanwhile is not kept waiting.
                 if Task.isCancelled { throw CancellationError() }
-                return try RegionCondition(definition: $0, origin: .runtime)
-            }, record: ConditionRecord.init(json:),
-            unchanged: { $0.fingerprint == $1.fingerprint },
-            unreadable: { key, error in
-                logger.error("stored region cannot be read; dropped", metadata: ["region": "\(key)", "error": "\(error)"])
-            })
-        var restored = restoredSet.restoredStates
-        var restoreChanges = restoredSet.changes
-        if monitor.perDevice {
-            restored = try restoreDevices(restoredSet, store: s, changes: &restoreChanges)
-        } else {
-            for (c, record) in restoredSet.conditions { monitor.put(c, record: record) }
+                monitor.put(try RegionCondition(definition: definition, origin: .runtime))
+            } catch let e as CancellationError {
+                throw e
+            } catch {
+                logger.error("a saved region cannot be read; dropped", metadata: ["region": "\(rid)", "error": "\(error)"])
+                pendingRecords[Self.conditionKey(rid)] = .some(nil)
+            }
         }
-        if !restoredSet.replacedByConfig.isEmpty {
+        if !replacedByConfig.isEmpty {
             logger.warning("config now defines ids that were added at runtime; the config's definitions are used", metadata: [
-                "regions": "\(restoredSet.replacedByConfig.joined(separator: ","))"])
+                "regions": "\(replacedByConfig.joined(separator: ","))"])
         }
-        if !monitor.perDevice {
-            if let raw = try s.meta("processed_through"), let ms = Int64(raw) { processedThrough[""] = EventTime(milliseconds: ms) }
-            if let raw = try s.meta("last_fix_time"), let ms = Int64(raw) { monitor.resume(lastFixTime: EventTime(milliseconds: ms)) }
-            _ = monitor.takeChanges()
-        } else {
-            // Fingerprints of the conditions as they are now, and new conditions' records.
-            restoreChanges.append(contentsOf: stateChanges(monitor.takeChanges()))
+        // Fences new to every device: not committed before, or committed with another shape.
+        let newConditions = Set(monitor.ids.filter { stored[$0]?["fingerprint"]?.stringValue != monitor.condition($0)?.fingerprint })
+        _ = monitor.takeChanges()
+        var restoredRecords = 0
+        let devices = monitor.perDevice ? Set(times.keys).union(byDevice.keys) : [""]
+        for device in devices.sorted() {
+            let records = byDevice[device] ?? [:]
+            guard monitor.perDevice || device.isEmpty else { continue }
+            guard let t = times[device] ?? (monitor.perDevice ? nil : .init(firstFixTime: nil, lastFixTime: nil, lastFix: nil)) else {
+                // Records of a device whose times are missing cannot be placed in time: start over.
+                for key in (recordKeys[device] ?? [:]).values { pendingRecords[key] = .some(nil) }
+                continue
+            }
+            for rid in monitor.restore(device: device, times: t, records: records, newConditions: newConditions) {
+                if let key = recordKeys[device]?[rid] { pendingRecords[key] = .some(nil) }
+            }
+            restoredRecords += records.count
         }
-        if !restoreChanges.isEmpty { try s.commit(restoreChanges) }
-        let republish = try s.unacknowledgedEvents()
-        store = s
-        loaded = true
-        logger.info("region state loaded", metadata: [
-            "database": "\(databasePath)", "conditions": "\(monitor.count)", "restored_states": "\(restored)",
-            "devices": "\(monitor.deviceCount)",
-            "republished": "\(republish.count)"])
-        for e in republish {
-            guard let kind = RegionMonitor.EventKind(rawValue: e.eventType),
-                  let body = try? Self.body(fromJSON: e.payload) else { continue }
-            Self.emit(kind, body, at: e.time, to: &output)
-            outbox.published([e], ids: [e.id])
-            // Topic and time only: never coordinates at info level.
-            logger.info("republishing an event not acknowledged before the restart", metadata: [
-                "topic": "\(e.topic)", "time": "\(e.time.iso8601)"])
+        // Records of devices that no longer apply (per_device switched off): dropped.
+        for (device, keys) in recordKeys where !devices.contains(device) { for key in keys.values { pendingRecords[key] = .some(nil) } }
+        noteFences(stored: stored)
+        logger.info("region state restored", metadata: [
+            "conditions": "\(monitor.count)", "records": "\(restoredRecords)", "devices": "\(monitor.deviceCount)"])
+    }
+
+    public mutating func takeStateChanges() throws -> [(key: String, value: [UInt8]?)] {
+        loadIfNeeded()
+        var out: [(key: String, value: [UInt8]?)] = pendingRecords.sorted { $0.key < $1.key }.map { ($0.key, $0.value?.encoded()) }
+        pendingRecords.removeAll(keepingCapacity: true)
+        let m = monitor.takeChanges()
+        for d in m.devices {
+            for rid in d.changed {
+                guard case .object(var o)? = monitor.record(rid, device: d.device)?.json else { continue }
+                o["device"] = .string(d.device)
+                o["region"] = .string(rid)
+                out.append((Self.recordKey(device: d.device, rid), JSONValue.object(o).encoded()))
+            }
+            for rid in d.removed { out.append((Self.recordKey(device: d.device, rid), nil)) }
+            out.append((Self.deviceKey(d.device), monitor.times(device: d.device).json.encoded()))
         }
+        if lastMessageTime != committedLastMessageTime, let t = lastMessageTime {
+            committedLastMessageTime = t
+            out.append((Self.serviceKey, JSONValue.object(["last_message_time": .number(Double(t.milliseconds))]).encoded()))
+        }
+        return out
     }
 
     private var loaded = false
-    /// Set when the conditions were loaded and not yet announced (`publish_conditions`).
-    private var conditionsAnnounced = false
 
     // MARK: - Definitions on the bus
 
@@ -347,12 +360,14 @@ public struct RegionService: CommandableService, DeviceKeyedService {
     /// fences of a config written without `publish_conditions`.
     public mutating func enableConditionPublishing() { configuration.publishConditions = true }
 
-    /// With `publish_conditions`, the first message (or command) after start announces every
-    /// condition, in id order, at its time: replays stay deterministic.
+    /// With `publish_conditions`, the first message (or command) after a start announces every
+    /// condition subscribers have not been told of (all of them on the first start; after a
+    /// restart, those added, changed or removed while Locus was down), in id order, at its time:
+    /// replays stay deterministic.
     mutating func announceConditionsIfDue(at time: EventTime, output: inout ServiceOutput) {
-        guard configuration.publishConditions, !conditionsAnnounced else { return }
-        conditionsAnnounced = true
-        for rid in monitor.ids { announce(rid, at: time, output: &output) }
+        guard !unannounced.isEmpty else { return }
+        defer { unannounced.removeAll() }
+        for rid in unannounced.sorted() { announce(rid, at: time, output: &output) }
     }
 
     /// Publishes a condition's definition as it is now, or its removal when it is gone.
@@ -376,15 +391,5 @@ public struct RegionService: CommandableService, DeviceKeyedService {
         case .exit: output.emit(RegionExit(body), topic: topic, time: time)
         case .dwell: output.emit(RegionDwell(body), topic: topic, time: time)
         }
-    }
-
-    static func json(_ body: RegionEventBody) -> JSONValue {
-        var w = JSONWriter()
-        body.write(to: &w)
-        return (try? JSONValue.read(w.bytes)) ?? .null
-    }
-
-    static func body(fromJSON value: JSONValue) throws -> RegionEventBody {
-        try JSONReader.read(value.encoded()) { r in try RegionEventBody(from: &r) }
     }
 }

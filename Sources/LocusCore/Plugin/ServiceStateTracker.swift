@@ -1,7 +1,7 @@
 /// What the runtime (and `ServiceDriver`) commits of a service's state: records, each a key and
 /// the encoded state it stands for. A `StatefulService` is one record (`service`); a
 /// `PerDeviceService` around one is a record per device (`device/<name>`), so a fleet server
-/// commits only the devices a batch changed.
+/// commits only the devices a batch changed; a `KeyedStatefulService` names its own records.
 ///
 /// Holds the last committed state, so `changes(in:)` returns nothing while the state stays the
 /// same: a batch that changed nothing and published nothing needs no commit (processing its
@@ -12,13 +12,16 @@ public struct ServiceStateTracker {
     /// The prefix of a per-device record; the device follows.
     public static let devicePrefix = "device/"
 
-    private enum Shape { case single, perDevice }
+    private enum Shape { case single, perDevice, keyed }
     private let shape: Shape
     private var committed: (any Equatable)?
 
     /// A tracker for `service`, or nil when it keeps no state the runtime knows of.
     public init?(for service: any ServicePlugin) {
-        if let s = service as? any StatefulService {
+        if let k = service as? any KeyedStatefulService {
+            guard k.keepsState else { return nil }
+            shape = .keyed
+        } else if let s = service as? any StatefulService {
             shape = .single
             committed = s.anyState
         } else if let p = service as? PerDeviceService, p.isStateful {
@@ -28,9 +31,15 @@ public struct ServiceStateTracker {
         }
     }
 
-    /// The records that changed since the last call (or since the tracker was made), encoded.
-    public mutating func changes(in service: any ServicePlugin) throws -> [(key: String, value: [UInt8])] {
+    /// The records that changed since the last call (or since the tracker was made), encoded;
+    /// nil for a record deleted.
+    public mutating func changes(in service: inout any ServicePlugin) throws -> [(key: String, value: [UInt8]?)] {
         switch shape {
+        case .keyed:
+            guard var k = service as? any KeyedStatefulService else { return [] }
+            let changes = try k.takeStateChanges()
+            service = k
+            return changes
         case .single:
             guard let s = service as? any StatefulService else { return [] }
             let now = s.anyState
@@ -48,6 +57,10 @@ public struct ServiceStateTracker {
     /// the config changed from or to `per_device`). Throws when a record does not decode.
     public mutating func restore(_ records: [String: [UInt8]], into service: inout any ServicePlugin) throws {
         switch shape {
+        case .keyed:
+            guard var k = service as? any KeyedStatefulService else { return }
+            try k.restoreState(records)
+            service = k
         case .single:
             guard var s = service as? any StatefulService, let bytes = records[Self.serviceKey] else { return }
             try s.restoreState(from: bytes)

@@ -63,7 +63,8 @@ final class ServiceStateKeeper {
     static let seqMeta = "seq"
 
     /// The keeper for `service`, or nil when there is nothing to keep: no state directory
-    /// (`locus replay`, tests) or a service that is not a `StatefulService`.
+    /// (`locus replay`, tests) or a service that keeps no state (`StatefulService`,
+    /// `KeyedStatefulService`).
     static func open(for plugin: ConfiguredPlugin, service: any ServicePlugin, publisher: EventPublisher) throws -> ServiceStateKeeper? {
         guard let directory = plugin.setup.stateDirectory, ServiceStateTracker(for: service) != nil else { return nil }
         let store = try ServiceStateStore(path: directory + "/services/" + plugin.id + ".sqlite", kind: "service")
@@ -123,14 +124,18 @@ final class ServiceStateKeeper {
     /// Commits the batch just processed (state changes, input position, `events` encoded) in one
     /// transaction, then publishes the events. Throws when the commit fails: nothing of the
     /// batch was committed or published (the runner restarts the service from the last commit).
-    func commitAndPublish(_ service: any ServicePlugin, events: [ServiceOutput.Event]) throws {
-        let stateChanges = try tracker?.changes(in: service) ?? []
+    func commitAndPublish(_ service: inout any ServicePlugin, events: [ServiceOutput.Event]) throws {
+        let stateChanges = try tracker?.changes(in: &service) ?? []
         if stateChanges.isEmpty, events.isEmpty { return }
         let encoded = publisher.encode(events)
         let now = Self.wallClockMs()
         var changes = StateChanges()
         for change in stateChanges {
-            changes.put(Self.stateCollection, key: change.key, json: String(decoding: change.value, as: UTF8.self))
+            if let value = change.value {
+                changes.put(Self.stateCollection, key: change.key, json: String(decoding: value, as: UTF8.self))
+            } else {
+                changes.delete(Self.stateCollection, key: change.key)
+            }
         }
         for (key, mark) in position.takeChanged() {
             changes.put(Self.positionCollection, key: key, json: InputPosition.text(mark))

@@ -87,7 +87,7 @@ for p in r["plugins"]:
     c = p.get("counters") or {}
     if p["plugin"] == "phones": out["source"] = {k: c.get(k, 0) for k in ("messages", "fixes_published", "devices")}
     if p["plugin"] == "up": out["sink"] = {k: c.get(k, 0) for k in ("published", "acknowledged")}
-    if p["plugin"] == "fences": out["region"] = {k: c.get(k, 0) for k in ("fixes_ignored", "skipped_after_restart")}
+    if p["plugin"] == "fences": out["region"] = {k: c.get(k, 0) for k in ("fixes_ignored", "state_commits", "inputs_already_processed")}
 out["drops"] = {k: v for k, v in (r.get("drops") or {}).items() if v}
 print(json.dumps(out))')
     kill $LOCUS_PID; wait $LOCUS_PID 2>/dev/null || true; LOCUS_PID=

@@ -36,9 +36,11 @@ public struct ServiceCommandError: Error, Sendable, CustomStringConvertible, Equ
 ///
 /// While the service is starting, restarting after a failure, or stopping, the runtime answers
 /// commands itself with an error ("service 'fences' is restarting; try again"); after a restart
-/// they go to the fresh instance, whose state is whatever its factory rebuilt (persist what must
-/// survive under `PluginSetup.stateDirectory`). A command the service has not reached within the
-/// daemon's timeout (5 s: it is behind on its messages) is answered with an error and never run.
+/// they go to the fresh instance. A service that keeps state (`StatefulService`,
+/// `KeyedStatefulService`) has each command's changes and events committed before the reply, and
+/// a fresh instance starts from the last commit; commands sent while that state is restored wait
+/// for it. A command the service has not reached within the daemon's timeout (5 s: it is behind
+/// on its messages, or restoring a large state) is answered with an error and never run.
 ///
 /// When several services answer one command name, the request names the instance with an
 /// `"service": "<id>"` argument; with only one it may be left out.

@@ -121,4 +121,42 @@ import Testing
         #expect(third.events.map(\.topic) == ["region.condition.home", "region.condition.park"])
         #expect(third.all(RegionConditionEvent.self).map { $0.event.condition == nil } == [true, false], "home removed, park added")
     }
+
+    /// Records that do not read (a damaged store, a definition an older version accepted) are
+    /// dropped with an error logged and deleted at the next commit; the service starts from
+    /// what remains, never traps.
+    @Test func unreadableRecordsAreDroppedAndDeleted() throws {
+        var store = CommittedState()
+        var first = ServiceRun(try Self.service())
+        try store.feed(&first, [LocationScene.fix(at: 0, north: 0)])
+        var records = store.records
+        records["record/.home"] = Array("{\"state\":".utf8)
+        records["condition/broken"] = Array(#"{"id":"broken","radius":-5}"#.utf8)
+        records["record/nobody.home"] = Array(#"{"state":"satisfied"}"#.utf8)
+        var fresh: any ServicePlugin = try Self.service()
+        var tracker = try #require(ServiceStateTracker(for: fresh))
+        try tracker.restore(records, into: &fresh)
+        let changes = try tracker.changes(in: &fresh)
+        let deleted = Set(changes.filter { $0.value == nil }.map(\.key))
+        #expect(deleted.isSuperset(of: ["condition/broken", "record/nobody.home"]), "\(deleted)")
+        #expect(changes.contains { $0.key == "record/.home" }, "rewritten or deleted: \(changes.map(\.key))")
+        let region = try #require(fresh as? RegionService)
+        #expect(region.monitor.ids == ["home"] && region.monitor.record("home")?.state == .unknown)
+    }
+
+    /// A config switched to `per_device: true`: the one device's records have no device to go
+    /// to, so they are deleted, and each device starts from its first fix.
+    @Test func switchingToPerDeviceDropsTheOneDevicesRecords() throws {
+        var store = CommittedState()
+        var single = ServiceRun(try Self.service())
+        try store.feed(&single, [LocationScene.fix(at: 0, north: 0)])
+        let setup = PluginSetup(id: "fences", kind: .service, configDirectory: "", endpoints: HubEndpoints(ingest: "", publish: "", control: ""),
+                                logger: .init(label: "t"), perDevice: true)
+        let perDevice = try RegionService(id: "fences", configuration: RegionConfiguration.with { $0.regions = [RegionServiceTests.circle()] },
+                                          setup: setup)
+        var run = try store.restart(perDevice)
+        try store.commit(&run)
+        #expect(store.records.keys.sorted() == ["fence/home", "service"], "\(store.records.keys.sorted())")
+        #expect(run.service.monitor.deviceIDs.isEmpty)
+    }
 }

@@ -309,10 +309,10 @@ public struct RegionService: CommandableService, DeviceKeyedService, KeyedStatef
         let newConditions = Set(monitor.ids.filter { stored[$0]?["fingerprint"]?.stringValue != monitor.condition($0)?.fingerprint })
         _ = monitor.takeChanges()
         var restoredRecords = 0
-        let devices = monitor.perDevice ? Set(times.keys).union(byDevice.keys) : [""]
+        // A switch between one device and per_device leaves records of the other shape: dropped.
+        let devices = monitor.perDevice ? Set(times.keys).union(byDevice.keys).subtracting([""]) : [""]
         for device in devices.sorted() {
             let records = byDevice[device] ?? [:]
-            guard monitor.perDevice || device.isEmpty else { continue }
             guard let t = times[device] ?? (monitor.perDevice ? nil : .init(firstFixTime: nil, lastFixTime: nil, lastFix: nil)) else {
                 // Records of a device whose times are missing cannot be placed in time: start over.
                 for key in (recordKeys[device] ?? [:]).values { pendingRecords[key] = .some(nil) }
@@ -323,8 +323,8 @@ public struct RegionService: CommandableService, DeviceKeyedService, KeyedStatef
             }
             restoredRecords += records.count
         }
-        // Records of devices that no longer apply (per_device switched off): dropped.
         for (device, keys) in recordKeys where !devices.contains(device) { for key in keys.values { pendingRecords[key] = .some(nil) } }
+        for device in times.keys where !devices.contains(device) { pendingRecords[Self.deviceKey(device)] = .some(nil) }
         noteFences(stored: stored)
         logger.info("region state restored", metadata: [
             "conditions": "\(monitor.count)", "records": "\(restoredRecords)", "devices": "\(monitor.deviceCount)"])

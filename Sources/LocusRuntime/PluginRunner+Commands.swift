@@ -40,7 +40,7 @@ extension PluginRunner {
     }
 
     /// Runs one instance of a commandable service until its feed ends (shutdown), it throws
-    /// from `receive` or `acknowledge` (rethrown: the supervisor restarts it) or the task is
+    /// from `receive` (rethrown: the supervisor restarts it) or the task is
     /// cancelled. Commands still waiting when it ends are refused with the reason (restarting,
     /// stopping); after a drained feed, those already submitted are answered first.
     func runCommandable(_ service: inout any CommandableService, feed: any BusFeed,
@@ -49,21 +49,6 @@ extension PluginRunner {
         inbox.accept(wake: { queue.wake() })
         // beginShutdown may have refused just before `accept`: refuse again so it sticks.
         if isShuttingDown || Task.isCancelled { inbox.refuse(Self.stoppingReason(plugin.id)) }
-        // Made before the service can publish anything, so no receipt is missed.
-        let acknowledgementTopics = service.acknowledgementTopics
-        let receipts = acknowledgementTopics.isEmpty ? nil : try bus.subscribe(acknowledgementTopics, for: plugin.id)
-        // Receipts skip the feed's backlog: they wait in the inbox, taken before the next message.
-        let receiptsTask = receipts.map { receipts in
-            Task { [id = plugin.id] in
-                while let batch = await receipts.queue.take() {
-                    for message in batch where message.envelope.producer == id { inbox.deliver(acknowledgement: message) }
-                }
-            }
-        }
-        defer {
-            receiptsTask?.cancel()
-            receipts?.stop(drain: false)
-        }
         var failure: (any Error)?
         do {
             reading: while true {
@@ -93,14 +78,9 @@ extension PluginRunner {
         if let failure { throw failure }
     }
 
-    /// Runs the commands and receipts waiting in `inbox`, in order.
+    /// Runs the commands waiting in `inbox`, in order.
     private func takeInbox(_ inbox: ServiceCommandInbox, into service: inout any CommandableService) throws {
-        for input in inbox.takePending() {
-            switch input {
-            case .command(let command): run(command, on: &service)
-            case .acknowledgement(let message): try service.acknowledge(message)
-            }
-        }
+        for command in inbox.takePending() { run(command, on: &service) }
     }
 
     /// Runs one command on the service's task. Its events are published only if it succeeds:

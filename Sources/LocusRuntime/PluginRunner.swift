@@ -384,8 +384,8 @@ public final class PluginRunner: Service, @unchecked Sendable {
     /// A command whose commit fails is answered with the error, and the instance is restarted
     /// from the last commit (rethrown): its memory holds a change the store does not.
     private func takeCommands(_ inbox: ServiceCommandInbox, service: inout any ServicePlugin, keeper: ServiceStateKeeper) throws {
-        for input in inbox.takePending() {
-            guard case .command(let command) = input, command.begin() else { continue }
+        for command in inbox.takePending() {
+            guard command.begin() else { continue }
             guard var commandable = service as? any CommandableService else { continue }
             var output = ServiceOutput()
             let result: JSONValue

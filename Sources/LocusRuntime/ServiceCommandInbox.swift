@@ -1,15 +1,7 @@
 import Foundation
 import LocusCore
 
-/// What a commandable service's task takes between two bus messages besides them: control
-/// commands, and its own events back from the hub.
-enum ServiceInput: Sendable {
-    case command(PendingServiceCommand)
-    /// One of the service's own events back from the hub (`CommandableService.acknowledgement`).
-    case acknowledgement(BusMessage)
-}
-
-/// Where control requests (and delivery receipts) for one commandable service wait for its task.
+/// Where control requests for one commandable service wait for its task.
 ///
 /// The service's task takes them between two bus messages (`hasPending`, `takePending`), so a
 /// command never runs concurrently with `receive`; when the feed is idle, `submit` wakes the
@@ -26,7 +18,7 @@ final class ServiceCommandInbox: @unchecked Sendable {
     private let lock = NSLock()
     private var state: State
     /// Inputs submitted and not yet taken by the service's task, in the order they came.
-    private var pending: [ServiceInput] = []
+    private var pending: [PendingServiceCommand] = []
     /// Commands submitted and maybe not yet settled, so they can be refused when the task
     /// will not take them (a restart, a cancelled task).
     private var outstanding: [PendingServiceCommand] = []
@@ -55,7 +47,7 @@ final class ServiceCommandInbox: @unchecked Sendable {
             case .refusing(let reason):
                 throw ControlCommandError(reason)
             case .accepting(let wake):
-                pending.append(.command(command))
+                pending.append(command)
                 outstanding.removeAll { $0.isSettled }
                 outstanding.append(command)
                 return wake
@@ -64,22 +56,11 @@ final class ServiceCommandInbox: @unchecked Sendable {
         wake()
     }
 
-    /// Queues one of the service's own events for `acknowledge`; dropped when no instance is
-    /// accepting (a new instance reads its receipts afresh).
-    func deliver(acknowledgement message: BusMessage) {
-        let wake: (@Sendable () -> Void)? = lock.withLock {
-            guard case .accepting(let wake) = state else { return nil }
-            pending.append(.acknowledgement(message))
-            return wake
-        }
-        wake?()
-    }
-
     /// True when inputs wait (cheap enough to ask between every two messages).
     var hasPending: Bool { lock.withLock { !pending.isEmpty } }
 
     /// The waiting inputs, in order; the inbox holds none afterwards.
-    func takePending() -> [ServiceInput] {
+    func takePending() -> [PendingServiceCommand] {
         lock.withLock {
             defer { pending = [] }
             return pending
@@ -87,7 +68,7 @@ final class ServiceCommandInbox: @unchecked Sendable {
     }
 
     /// Settles every submitted command the service has not begun with the current refusal
-    /// reason, and drops the receipts still waiting. Call after `refuse`, once the task will
+    /// reason. Call after `refuse`, once the task will
     /// not take inputs any more.
     func refuseOutstanding() {
         let (commands, reason): ([PendingServiceCommand], String) = lock.withLock {

@@ -43,8 +43,10 @@ struct RunningDaemon {
             return states.count == count && states.values.allSatisfy { $0 == "running" }
         }
         if !ready {
+            let states = try? await running.pluginStates()
             await running.stop()
-            throw RunningDaemonError(description: "the daemon's plugins did not all reach running within 20 s")
+            let ended = await task.result
+            throw RunningDaemonError(description: "the daemon's plugins did not all reach running within 20 s: \(states.map { "\($0)" } ?? "no status"); the daemon: \(ended)")
         }
         return running
     }

@@ -135,6 +135,10 @@ struct CommittedState {
         }
     }
 
+    /// `service` as the runtime starts it the first time: the tracker is made before its first
+    /// message, so that message's changes are committed.
+    mutating func start<S: ServicePlugin>(_ service: S) throws -> ServiceRun<S> { try restart(service) }
+
     /// `fresh`, given the committed state.
     mutating func restart<S: ServicePlugin>(_ fresh: S) throws -> ServiceRun<S> {
         var any: any ServicePlugin = fresh

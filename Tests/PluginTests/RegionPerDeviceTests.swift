@@ -163,7 +163,7 @@ import Testing
     @Test func eachDevicesStateSurvivesARestart() throws {
         let home = RegionServiceTests.circle()
         var store = CommittedState()
-        var first = try Self.service([home])
+        var first = try store.start(try Self.service([home]).service)
         for t in 0..<40 {
             try store.feed(&first, [LocationScene.fix("a", at: Double(t), north: 20), LocationScene.fix("b", at: Double(t), north: 500)])
         }

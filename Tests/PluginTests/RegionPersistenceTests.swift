@@ -18,7 +18,7 @@ import Testing
 
     @Test func theStateIsRecordsPerFactAndPersistFalseKeepsNone() throws {
         var store = CommittedState()
-        var run = ServiceRun(try Self.service())
+        var run = try store.start(try Self.service())
         try store.feed(&run, [LocationScene.fix(at: 0, north: 0)])
         #expect(store.records.keys.sorted() == ["device/", "fence/home", "record/.home", "service"])
         #expect(store.text("record/.home")?.contains(#""state":"satisfied""#) == true)
@@ -35,7 +35,7 @@ import Testing
         var whole = ServiceRun(try Self.service())
         try whole.feed(fixes)
         var store = CommittedState()
-        var first = ServiceRun(try Self.service())
+        var first = try store.start(try Self.service())
         try store.feed(&first, Array(fixes[0..<110]))
         var second = try store.restart(try Self.service())
         try store.feed(&second, Array(fixes[110...]))
@@ -46,7 +46,7 @@ import Testing
 
     @Test func aPendingTransitionSurvivesARestart() throws {
         var store = CommittedState()
-        var first = ServiceRun(try Self.service())
+        var first = try store.start(try Self.service())
         for t in 0..<30 { try store.feed(&first, [LocationScene.fix(at: Double(t), north: 10)]) }
         for t in 30..<40 { try store.feed(&first, [LocationScene.fix(at: Double(t), north: 400)]) }   // run started at 30
         #expect(first.events.map(\.topic) == ["region.enter.home"])
@@ -63,7 +63,7 @@ import Testing
     /// restart gives (`detected_after_restart` stays false: the restart is invisible to the service).
     @Test func aTransitionDuringAGapIsTheOneAReplayGives() throws {
         var store = CommittedState()
-        var first = ServiceRun(try Self.service())
+        var first = try store.start(try Self.service())
         for t in 0..<60 { try store.feed(&first, [LocationScene.fix(at: Double(t), north: 10)]) }
         var second = try store.restart(try Self.service())
         for t in 660..<700 { try store.feed(&second, [LocationScene.fix(at: Double(t), north: 900)]) }
@@ -77,7 +77,7 @@ import Testing
 
     @Test func runtimeConditionsSurviveAndConfigWinsForItsIds() throws {
         var store = CommittedState()
-        var first = ServiceRun(try Self.service(regions: []))
+        var first = try store.start(try Self.service(regions: []))
         for id in ["shop", "home"] {
             var output = ServiceOutput()
             _ = try first.service.handle(command: "region.add", arguments: .object(RegionCommandTests.circleArgs(id, north: 1000)), output: &output)
@@ -109,7 +109,7 @@ import Testing
     @Test func definitionsAreAnnouncedOnceAcrossRestarts() throws {
         let publishing: (inout RegionConfiguration) -> Void = { $0.publishConditions = true }
         var store = CommittedState()
-        var first = ServiceRun(try Self.service(configure: publishing))
+        var first = try store.start(try Self.service(configure: publishing))
         try store.feed(&first, [LocationScene.fix(at: 0, north: 900)])
         #expect(first.events.map(\.topic) == ["region.condition.home"])
         var second = try store.restart(try Self.service(configure: publishing))
@@ -127,28 +127,31 @@ import Testing
     /// what remains, never traps.
     @Test func unreadableRecordsAreDroppedAndDeleted() throws {
         var store = CommittedState()
-        var first = ServiceRun(try Self.service())
+        var first = try store.start(try Self.service())
         try store.feed(&first, [LocationScene.fix(at: 0, north: 0)])
         var records = store.records
         records["record/.home"] = Array("{\"state\":".utf8)
         records["condition/broken"] = Array(#"{"id":"broken","radius":-5}"#.utf8)
         records["record/nobody.home"] = Array(#"{"state":"satisfied"}"#.utf8)
+        // A runtime record under one key defining another id (config's "home") must not replace it.
+        records["condition/other"] = Array(#"{"id":"home","geometry":{"type":"Point","coordinates":[14.36,45.78]},"radius":500}"#.utf8)
         var fresh: any ServicePlugin = try Self.service()
         var tracker = try #require(ServiceStateTracker(for: fresh))
         try tracker.restore(records, into: &fresh)
         let changes = try tracker.changes(in: &fresh)
         let deleted = Set(changes.filter { $0.value == nil }.map(\.key))
-        #expect(deleted.isSuperset(of: ["condition/broken", "record/nobody.home"]), "\(deleted)")
+        #expect(deleted.isSuperset(of: ["condition/broken", "condition/other", "record/nobody.home"]), "\(deleted)")
         #expect(changes.contains { $0.key == "record/.home" }, "rewritten or deleted: \(changes.map(\.key))")
         let region = try #require(fresh as? RegionService)
         #expect(region.monitor.ids == ["home"] && region.monitor.record("home")?.state == .unknown)
+        #expect(region.monitor.condition("home")?.origin == .config)
     }
 
     /// A config switched to `per_device: true`: the one device's records have no device to go
     /// to, so they are deleted, and each device starts from its first fix.
     @Test func switchingToPerDeviceDropsTheOneDevicesRecords() throws {
         var store = CommittedState()
-        var single = ServiceRun(try Self.service())
+        var single = try store.start(try Self.service())
         try store.feed(&single, [LocationScene.fix(at: 0, north: 0)])
         let setup = PluginSetup(id: "fences", kind: .service, configDirectory: "", endpoints: HubEndpoints(ingest: "", publish: "", control: ""),
                                 logger: .init(label: "t"), perDevice: true)

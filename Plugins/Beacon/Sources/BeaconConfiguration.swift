@@ -66,11 +66,11 @@ public struct BeaconConfiguration: DeclaredConfiguration {
     @Setting("sources", "Scanner sources to listen to (obs.ble.<source>); empty listens to all, as one receiver.", check: .sourceIds)
     public var sources: [String] = []
 
-    @Setting("persist", "Keep conditions added at runtime, states, refinements and unacknowledged events in an SQLite database, so a restart (even kill -9) neither repeats nor loses an enter or exit. Ranging filters are not kept. Off for locus replay in any case.")
+    @Setting("persist", "Keep conditions added at runtime and the monitor's state (records, deadlines, ranging filters) across restarts: the runtime commits it with the events it causes, in <hub.state_directory>/services/<id>.sqlite, so a restart (even kill -9) neither repeats nor loses an enter or exit. Off for locus replay in any case.")
     public var persist: Bool = true
 
-    /// Database path; nil for `<hub.state_directory>/beacon-<id>.sqlite`.
-    @Setting("database", "Database file when persist is true.", default: "<hub.state_directory>/beacon-<id>.sqlite")
+    /// No longer used (the runtime keeps the state): a warning says so.
+    @Setting("database", "No longer used: the runtime keeps this service's state in <hub.state_directory>/services/<id>.sqlite. A config that sets it starts with a warning.")
     public var database: String? = nil
 
     public init() {}

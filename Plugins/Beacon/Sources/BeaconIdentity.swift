@@ -119,3 +119,15 @@ public struct BeaconIdentity: Hashable, Sendable, Comparable {
         }
     }
 }
+
+/// As its JSON form (`json`): the runtime keeps identities in a beacon service's state.
+extension BeaconIdentity: Codable {
+    public init(from decoder: any Decoder) throws {
+        guard let identity = BeaconIdentity(json: try JSONValue(from: decoder)) else {
+            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "not a beacon identity"))
+        }
+        self = identity
+    }
+
+    public func encode(to encoder: any Encoder) throws { try json.encode(to: encoder) }
+}

@@ -56,8 +56,10 @@ public struct BeaconObservation: Sendable, Equatable {
 /// - Ranging: while satisfied, every `range_interval`, the stay's beacons heard within
 ///   `range_timeout`, with the smoothed RSSI of one `RSSIFilter` per identity (shared by every
 ///   condition it matches), the distance and the band with hysteresis, nearest first.
-/// - After a restart, deadlines count from the first message processed, not from before the
-///   restart: what happened while Locus was down was not heard, so it cannot decide an exit.
+/// - Its whole memory is a `Snapshot` the runtime keeps (`BeaconService.state`): after a
+///   restart the monitor continues exactly where it was, so the output is the one an
+///   uninterrupted run gives. A restart after more than `exit_timeout` is like any other gap
+///   in the input: the first message exits what was not heard since.
 public struct BeaconMonitor {
     public enum Event: Sendable, Equatable {
         case enter(BeaconEventBody)
@@ -102,9 +104,6 @@ public struct BeaconMonitor {
     /// Ids waiting for the first message to start their timeout.
     private var pendingStart = Set<String>()
     private var nextTrackerSweep: EventTime?
-    /// After `resume()`: the first message's time, from which restored deadlines count.
-    private var resumeFloor: EventTime?
-    private var resumePending = false
     private var changed = Set<String>()
     private var removed = Set<String>()
     /// Time of the last message seen.
@@ -124,8 +123,6 @@ public struct BeaconMonitor {
     public func condition(_ id: String) -> BeaconCondition? { entries[id]?.condition }
     public func record(_ id: String) -> BeaconRecord? { entries[id]?.record }
 
-    /// After loading stored records: deadlines count from the next message.
-    public mutating func resume() { resumePending = true }
 
     /// Adds or replaces a condition. It keeps `stored` (or its current record) when the
     /// fingerprint matches, else starts unknown.
@@ -253,10 +250,6 @@ public struct BeaconMonitor {
     /// Exits, silent unknown → unsatisfied, ranging and checkpoints that are due at `time`.
     private mutating func advance(to time: EventTime) -> [Event] {
         if lastTime.map({ time > $0 }) ?? true { lastTime = time }
-        if resumePending {
-            resumePending = false
-            resumeFloor = time
-        }
         if !pendingStart.isEmpty {
             for id in pendingStart.sorted() where entries[id] != nil {
                 entries[id]!.start = time
@@ -285,14 +278,14 @@ public struct BeaconMonitor {
             return nil
         case .unknown:
             guard let start = e.start else { return nil }
-            let deadline = floor(start).adding(seconds: settings.exitTimeout)
+            let deadline = start.adding(seconds: settings.exitTimeout)
             guard time >= deadline else { return deadline }
             entries[id]!.record.state = .unsatisfied
             entries[id]!.record.since = deadline
             changed.insert(id)
             return nil
         case .satisfied:
-            let deadline = floor(e.record.lastHeard ?? time).adding(seconds: settings.exitTimeout)
+            let deadline = (e.record.lastHeard ?? time).adding(seconds: settings.exitTimeout)
             if time >= deadline {
                 var r = e.record
                 r.state = .unsatisfied
@@ -338,12 +331,6 @@ public struct BeaconMonitor {
         }
     }
 
-    /// Times before a restart count from the restart.
-    private func floor(_ t: EventTime) -> EventTime {
-        guard let f = resumeFloor, t < f else { return t }
-        return f
-    }
-
     private mutating func sweepTrackers(at time: EventTime) {
         if let s = nextTrackerSweep, time < s { return }
         let keep = max(settings.rangeTimeout, settings.exitTimeout)
@@ -367,6 +354,70 @@ public struct BeaconMonitor {
     static func body(_ c: BeaconCondition, _ r: BeaconRecord, previous: BeaconState, monitorID: String) -> BeaconEventBody {
         BeaconEventBody(beacon: c.id, monitor: monitorID, state: r.state, previousState: previous, refinement: r.refinement,
                         beacons: r.beacons.sorted(), lastHeard: r.lastHeard, since: r.since, properties: c.properties)
+    }
+
+    /// Everything the monitor remembers, for the runtime to keep; conditions come from config
+    /// and the service.
+    public struct Snapshot: Codable, Equatable {
+        struct EntryState: Codable, Equatable {
+            var record: BeaconRecord
+            var start: EventTime?
+            var nextRange: EventTime?
+            var storedLastHeard: EventTime?
+            var scheduled: EventTime?
+        }
+        struct TrackerState: Codable, Equatable {
+            var identity: BeaconIdentity
+            var filter: RSSIFilter
+            var lastHeard: EventTime
+            var band: Proximity
+            var measuredPower: Int
+        }
+        var entries: [String: EntryState]
+        var trackers: [TrackerState]
+        var pendingStart: [String]
+        var nextTrackerSweep: EventTime?
+        var lastTime: EventTime?
+    }
+
+    public var snapshot: Snapshot {
+        Snapshot(
+            entries: entries.mapValues { .init(record: $0.record, start: $0.start, nextRange: $0.nextRange,
+                                               storedLastHeard: $0.storedLastHeard, scheduled: $0.scheduled) },
+            trackers: trackers.sorted { $0.key < $1.key }.map {
+                .init(identity: $0.key, filter: $0.value.filter, lastHeard: $0.value.lastHeard, band: $0.value.band,
+                      measuredPower: $0.value.measuredPower)
+            },
+            pendingStart: pendingStart.sorted(), nextTrackerSweep: nextTrackerSweep, lastTime: lastTime)
+    }
+
+    /// Puts `s` back, after the conditions were put. An entry whose condition is gone or has
+    /// another match is dropped: that condition starts as `put` left it (unknown).
+    public mutating func restore(_ s: Snapshot) {
+        for (id, e) in s.entries {
+            guard var entry = entries[id], entry.condition.fingerprint == e.record.fingerprint else { continue }
+            entry.record = e.record
+            entry.start = e.start
+            entry.nextRange = e.nextRange
+            entry.storedLastHeard = e.storedLastHeard
+            entry.scheduled = e.scheduled
+            entries[id] = entry
+            pendingStart.remove(id)
+        }
+        for id in s.pendingStart where entries[id] != nil && s.entries[id]?.record.fingerprint == entries[id]!.condition.fingerprint {
+            pendingStart.insert(id)
+        }
+        // The queue holds each condition's live deadline (stale heap entries are skipped anyway).
+        queue = DeadlineQueue()
+        for id in entries.keys.sorted() { if let t = entries[id]!.scheduled { queue.push(t, id) } }
+        trackers = [:]
+        for t in s.trackers {
+            trackers[t.identity] = Tracker(filter: t.filter, lastHeard: t.lastHeard, band: t.band, measuredPower: t.measuredPower)
+        }
+        nextTrackerSweep = s.nextTrackerSweep
+        lastTime = s.lastTime
+        changed.removeAll()
+        removed.removeAll()
     }
 
     /// A snapshot of `id`'s state (`beacon.state`).

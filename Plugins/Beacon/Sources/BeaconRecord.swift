@@ -61,3 +61,15 @@ public struct BeaconRecord: Sendable, Equatable {
         return .object(o)
     }
 }
+
+/// As its JSON form (`json`): the runtime keeps records in a beacon service's state.
+extension BeaconRecord: Codable {
+    public init(from decoder: any Decoder) throws {
+        guard let record = BeaconRecord(json: try JSONValue(from: decoder)) else {
+            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "not a beacon record"))
+        }
+        self = record
+    }
+
+    public func encode(to encoder: any Encoder) throws { try json.encode(to: encoder) }
+}

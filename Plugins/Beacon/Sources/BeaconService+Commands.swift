@@ -1,10 +1,9 @@
 import Foundation
 import LocusCore
-import LocusStore
 
 extension BeaconService {
     public mutating func handle(command: String, arguments: JSONValue, output: inout ServiceOutput) throws -> JSONValue {
-        try openIfNeeded(&output)
+        loadIfNeeded()
         guard case .object(let args) = arguments else { throw ServiceCommandError("arguments must be an object") }
         switch command {
         case "beacon.add":
@@ -18,15 +17,9 @@ extension BeaconService {
             if let existing = monitor.condition(condition.id), existing.origin != .runtime {
                 throw ServiceCommandError("beacon condition '\(condition.id)' is defined in config (conditions:); change it there")
             }
-            if let store {
-                var probe = monitor
-                probe.put(condition)
-                var changes = StateChanges()
-                changes.put("condition", key: condition.id, value: condition.definition)
-                if let r = probe.record(condition.id) { changes.put("state", key: condition.id, value: r.json) }
-                try store.commit(changes)
-            }
+            // The runtime commits the change with the command's events before it replies.
             monitor.put(condition)
+            runtimeDefinitions[condition.id] = condition.definition
             _ = monitor.takeChanges()
             emitSnapshot(condition.id, output: &output)
             return try record(condition.id)
@@ -36,13 +29,8 @@ extension BeaconService {
             guard existing.origin == .runtime else {
                 throw ServiceCommandError("beacon condition '\(cid)' is defined in config (conditions:); remove it there")
             }
-            if let store {
-                var changes = StateChanges()
-                changes.delete("condition", key: cid)
-                changes.delete("state", key: cid)
-                try store.commit(changes)
-            }
             monitor.remove(cid)
+            runtimeDefinitions[cid] = nil
             _ = monitor.takeChanges()
             return .object(["removed": .string(cid)])
         case "beacon.list":

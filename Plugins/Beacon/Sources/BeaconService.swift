@@ -1,7 +1,6 @@
 import Foundation
 import LocusBLE
 import LocusCore
-import LocusStore
 import Logging
 
 /// Beacon monitoring and ranging, like Core Location's `BeaconIdentityCondition` and ranging:
@@ -9,25 +8,17 @@ import Logging
 /// concrete identity that satisfied a wildcard (`BeaconMonitor`), `beacon.range` with smoothed
 /// distances, and state that survives restarts.
 ///
-/// Persistence (when `persist` and the runtime gives a state directory) is the region
-/// service's: every change is committed to SQLite with the events it causes (an outbox) before
-/// they are published, and acknowledged when they come back through the hub (`OutboxReceipts`).
-/// After a crash the service restores conditions and states, skips messages it had already
-/// processed, and republishes unacknowledged events. Ranging filters are not stored.
-public struct BeaconService: CommandableService {
+/// State (`StatefulService`): the runtime keeps it and commits it with the events each batch or
+/// command caused (docs/writing-plugins.md, "State"): the conditions added at runtime and the
+/// monitor's whole memory — records, deadlines, ranging filters — so a restart, even `kill -9`,
+/// gives the output an uninterrupted run gives.
+public struct BeaconService: CommandableService, StatefulService {
     public let id: String
     public let configuration: BeaconConfiguration
     let logger: Logger
-    /// Database file, or nil for memory only.
-    let databasePath: String?
     var monitor: BeaconMonitor
-    var store: ServiceStateStore?
-    private var outbox = OutboxReceipts()
-    /// Outboxed events, whose receipts are asked for (ranging and state snapshots are not
-    /// outboxed, so their echo is not).
-    static let acknowledgedTopics = [BeaconEnterKind.topicPrefix, BeaconExitKind.topicPrefix]
-    /// Messages at or before this time were processed before a restart.
-    private var processedThrough: EventTime?
+    /// Definitions of the conditions added at runtime, by id.
+    var runtimeDefinitions: [String: JSONValue] = [:]
     var lastMessageTime: EventTime?
     private var loaded = false
     public private(set) var counters = Counters()
@@ -41,8 +32,20 @@ public struct BeaconService: CommandableService {
         public var badRSSI = 0
         /// Identities decoded here from raw blocks (a source that did not decode them).
         public var decodedHere = 0
-        /// Messages skipped after a restart because they had been processed before it.
-        public var skippedAfterRestart = 0
+    }
+
+    /// What the runtime keeps.
+    public struct State: Codable, Equatable {
+        var runtime: [String: JSONValue] = [:]
+        var monitor: BeaconMonitor.Snapshot?
+        var lastMessageTime: EventTime?
+    }
+
+    public var keepsState: Bool { configuration.persist }
+
+    public var state: State {
+        get { State(runtime: runtimeDefinitions, monitor: loaded ? monitor.snapshot : nil, lastMessageTime: lastMessageTime) }
+        set { restore(newValue) }
     }
 
     public init(id: String, configuration: BeaconConfiguration, setup: PluginSetup? = nil,
@@ -51,23 +54,15 @@ public struct BeaconService: CommandableService {
         self.configuration = configuration
         self.logger = logger
         monitor = BeaconMonitor(monitorID: id, settings: BeaconSettings(configuration))
-        if configuration.persist, let dir = setup?.stateDirectory {
-            databasePath = configuration.database.map { setup?.resolvePath($0) ?? $0 } ?? dir + "/beacon-\(id).sqlite"
-        } else {
-            databasePath = nil
+        if let database = configuration.database {
+            logger.warning("database is no longer used: the runtime keeps the beacon state in <state_directory>/services/<id>.sqlite; the old file is not read", metadata: [
+                "plugin": "\(id)", "database": "\(database)"])
         }
     }
 
     public var subscriptions: [String] {
         let ads = configuration.sources.isEmpty ? ["obs.ble."] : configuration.sources.map { "obs.ble.\($0)" }
         return ads + ["clock.tick"]
-    }
-
-    /// Its own enter/exit events back from the hub acknowledge them in the outbox.
-    public var acknowledgementTopics: [String] { databasePath != nil ? Self.acknowledgedTopics : [] }
-
-    public mutating func acknowledge(_ message: BusMessage) throws {
-        if message.envelope.producer == id, let store { try outbox.receive(message, store: store) }
     }
 
     public var produces: [String] { ["beacon.enter.", "beacon.exit.", "beacon.range.", "beacon.state."] }
@@ -84,29 +79,22 @@ public struct BeaconService: CommandableService {
     // MARK: - Messages
 
     public mutating func receive(_ message: BusMessage, output: inout ServiceOutput) throws {
-        try openIfNeeded(&output)
-        if let fence = processedThrough {
-            if message.time <= fence {
-                counters.skippedAfterRestart += 1
-                return
-            }
-            processedThrough = nil
-        }
+        loadIfNeeded()
         lastMessageTime = message.time
         let events: [BeaconMonitor.Event]
         if let ad = message.payload(BLEAdvertisement.self) {
-            guard let o = observation(ad, at: message.time) else {
+            if let o = observation(ad, at: message.time) {
+                events = monitor.receive(o)
+            } else {
                 events = monitor.tick(at: message.time)
-                try commitAndEmit(events, at: message.time, output: &output)
-                return
             }
-            events = monitor.receive(o)
         } else if message.payload(ClockTick.self) != nil {
             events = monitor.tick(at: message.time)
         } else {
             return
         }
-        try commitAndEmit(events, at: message.time, output: &output)
+        _ = monitor.takeChanges()
+        for e in events { Self.emit(e, at: message.time, to: &output) }
     }
 
     /// The advertisement as the monitor takes it, or nil (counted) when it cannot satisfy a condition.
@@ -133,31 +121,6 @@ public struct BeaconService: CommandableService {
         return BeaconObservation(identity: identity, rssi: ad.rssi, measuredPower: power, source: ad.source, time: time)
     }
 
-    /// Stores what changed and the enter/exit events in one transaction, then emits all events.
-    mutating func commitAndEmit(_ events: [BeaconMonitor.Event], at time: EventTime, output: inout ServiceOutput) throws {
-        let (changedIDs, removedIDs) = monitor.takeChanges()
-        if let store, !(changedIDs.isEmpty && removedIDs.isEmpty && events.isEmpty) {
-            var changes = StateChanges()
-            for cid in changedIDs { if let r = monitor.record(cid) { changes.put("state", key: cid, value: r.json) } }
-            for cid in removedIDs { changes.delete("state", key: cid) }
-            var outboxed: [StoredEvent] = []
-            for e in events {
-                switch e {
-                case .enter(let b): outboxed.append(StoredEvent(topic: BeaconEnterKind.topicPrefix + b.beacon, time: time, eventType: BeaconEnterKind.eventType, payload: b.json))
-                case .exit(let b): outboxed.append(StoredEvent(topic: BeaconExitKind.topicPrefix + b.beacon, time: time, eventType: BeaconExitKind.eventType, payload: b.json))
-                case .range: continue
-                }
-            }
-            if !(changedIDs.isEmpty && removedIDs.isEmpty && outboxed.isEmpty) {
-                outboxed.forEach { changes.append($0) }
-                changes.setMeta("processed_through", String(time.milliseconds))
-                let ids = try store.commit(changes)
-                outbox.published(outboxed, ids: ids)
-            }
-        }
-        for e in events { Self.emit(e, at: time, to: &output) }
-    }
-
     static func emit(_ e: BeaconMonitor.Event, at time: EventTime, to output: inout ServiceOutput) {
         switch e {
         case .enter(let b): output.emit(BeaconEnter(b), topic: BeaconEnterKind.topicPrefix + b.beacon, time: time)
@@ -168,50 +131,45 @@ public struct BeaconService: CommandableService {
 
     // MARK: - Start and restart
 
-    /// Loads conditions and, on first use, the database: config conditions, runtime conditions
-    /// stored before (dropped when config now defines their id), stored states whose match is
-    /// unchanged, and unacknowledged events to publish again.
-    mutating func openIfNeeded(_ output: inout ServiceOutput) throws {
+    /// The config's conditions, on a start without committed state.
+    mutating func loadIfNeeded() {
         guard !loaded else { return }
-        let conditions = configuration.conditions
-        guard let databasePath else {
-            for c in conditions { monitor.put(c) }
-            _ = monitor.takeChanges()
-            loaded = true
-            return
-        }
-        let s = try ServiceStateStore(path: databasePath, kind: "beacon")
-        let restoredSet = try s.restoreConditions(
-            configured: conditions, id: \.id,
-            runtime: { try BeaconCondition(definition: $0, origin: .runtime) }, record: BeaconRecord.init(json:),
-            unchanged: { $0.fingerprint == $1.fingerprint },
-            unreadable: { key, error in
-                logger.error("stored beacon condition cannot be read; dropped", metadata: ["condition": "\(key)", "error": "\(error)"])
-            })
-        for (c, record) in restoredSet.conditions { monitor.put(c, record: record) }
-        let restored = restoredSet.restoredStates
-        if !restoredSet.replacedByConfig.isEmpty {
-            logger.warning("config now defines ids that were added at runtime; the config's definitions are used", metadata: [
-                "conditions": "\(restoredSet.replacedByConfig.joined(separator: ","))"])
-        }
-        if let raw = try s.meta("processed_through"), let ms = Int64(raw) { processedThrough = EventTime(milliseconds: ms) }
-        monitor.resume()
-        _ = monitor.takeChanges()
-        if !restoredSet.changes.isEmpty { try s.commit(restoredSet.changes) }
-        let republish = try s.unacknowledgedEvents()
-        store = s
         loaded = true
-        logger.info("beacon state loaded", metadata: [
-            "database": "\(databasePath)", "conditions": "\(monitor.count)", "restored_states": "\(restored)",
-            "republished": "\(republish.count)"])
-        for e in republish {
-            guard let body = try? BeaconEventBody(json: e.payload) else { continue }
-            let event: BeaconMonitor.Event = e.eventType == BeaconExitKind.eventType ? .exit(body) : .enter(body)
-            Self.emit(event, at: e.time, to: &output)
-            outbox.published([e], ids: [e.id])
-            // Topic and time only: never identities at info level.
-            logger.info("republishing an event not acknowledged before the restart", metadata: [
-                "topic": "\(e.topic)", "time": "\(e.time.iso8601)"])
+        for c in configuration.conditions { monitor.put(c) }
+        _ = monitor.takeChanges()
+    }
+
+    /// A fresh instance given the committed state: config conditions, the runtime ones (a
+    /// runtime condition whose id config now defines, or that no longer reads, is dropped and
+    /// logged), then the monitor's memory.
+    private mutating func restore(_ s: State) {
+        loaded = true
+        let configured = configuration.conditions
+        let configuredIDs = Set(configured.map(\.id))
+        for c in configured { monitor.put(c) }
+        runtimeDefinitions = [:]
+        var replacedByConfig: [String] = []
+        for (cid, definition) in s.runtime.sorted(by: { $0.key < $1.key }) {
+            if configuredIDs.contains(cid) {
+                replacedByConfig.append(cid)
+                continue
+            }
+            do {
+                let c = try BeaconCondition(definition: definition, origin: .runtime)
+                guard c.id == cid else { throw ServiceStateError("the definition's id is \"\(c.id)\"") }
+                monitor.put(c)
+                runtimeDefinitions[cid] = definition
+            } catch {
+                logger.error("a saved beacon condition cannot be read; dropped", metadata: ["condition": "\(cid)", "error": "\(error)"])
+            }
         }
+        if !replacedByConfig.isEmpty {
+            logger.warning("config now defines ids that were added at runtime; the config's definitions are used", metadata: [
+                "conditions": "\(replacedByConfig.joined(separator: ","))"])
+        }
+        if let m = s.monitor { monitor.restore(m) }
+        _ = monitor.takeChanges()
+        lastMessageTime = s.lastMessageTime
+        logger.info("beacon state restored", metadata: ["conditions": "\(monitor.count)"])
     }
 }

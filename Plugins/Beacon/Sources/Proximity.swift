@@ -1,7 +1,7 @@
 import Foundation
 
 /// Core Location's proximity bands (`CLProximity`): immediate, near, far, unknown.
-public enum Proximity: String, Sendable, Equatable, Comparable {
+public enum Proximity: String, Sendable, Equatable, Comparable, Codable {
     case immediate, near, far, unknown
 
     var rank: Int {

@@ -14,7 +14,7 @@ import Foundation
 /// less slow the filter on real changes and cost accuracy (see BeaconSmoothingTests).
 ///
 /// Units: RSSI dBm; `processNoise` dB² per second of event time; `measurementNoise` dB².
-public struct RSSIFilter: Sendable, Equatable {
+public struct RSSIFilter: Sendable, Equatable, Codable {
     public struct Parameters: Sendable, Equatable {
         /// Variance added to the estimate per second (random walk), dB²/s.
         public var processNoise: Double

@@ -96,6 +96,9 @@ public struct RegionService: CommandableService, DeviceKeyedService, KeyedStatef
 
     public var keepsState: Bool { configuration.persist }
 
+    /// The ids of the conditions watched, sorted.
+    public var conditionIDs: [String] { monitor.ids }
+
     public var produces: [String] { ["region.enter.", "region.exit.", "region.dwell.", "region.state.", RegionConditionEvent.topicPrefix] }
 
     public var commands: [ServiceCommand] {
@@ -293,7 +296,10 @@ public struct RegionService: CommandableService, DeviceKeyedService, KeyedStatef
             do {
                 // Many large polygons take a while: a stop asked meanwhile is not kept waiting.
                 if Task.isCancelled { throw CancellationError() }
-                monitor.put(try RegionCondition(definition: definition, origin: .runtime))
+                let c = try RegionCondition(definition: definition, origin: .runtime)
+                // A record names its condition by its key: one that says otherwise is damage.
+                guard c.id == rid else { throw ServiceStateError("the definition's id is \"\(c.id)\"") }
+                monitor.put(c)
             } catch let e as CancellationError {
                 throw e
             } catch {

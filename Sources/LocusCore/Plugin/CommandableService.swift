@@ -51,25 +51,7 @@ public protocol CommandableService: ServicePlugin {
     /// Handles `command` (one of `commands`) with its arguments (a JSON object, without `service`;
     /// values as `locus ctl` sent them: numbers, strings, nested JSON) and returns the reply's
     /// `result`. Called on the service's task, never concurrently with `receive`, so keep it short:
-    /// bus messages wait meanwhile (saving to the state directory is fine; no network, no waiting
-    /// on other tasks). Emit events through `output`.
+    /// bus messages wait meanwhile (no I/O: a service that keeps state has it committed by the
+    /// runtime). Emit events through `output`.
     mutating func handle(command: String, arguments: JSONValue, output: inout ServiceOutput) throws -> JSONValue
-
-    /// Topic prefixes of this service's own events that it wants back as delivery receipts
-    /// (an outbox that must learn quickly what went out). Empty (the default): none.
-    ///
-    /// The runtime subscribes to them on a separate socket and hands each event this instance
-    /// published to `acknowledge` ahead of the backlog in its feed: a receipt waits behind at most
-    /// the few messages already taken from the feed, not behind everything queued at the hub, so
-    /// after a crash little that had gone out is taken for undelivered.
-    var acknowledgementTopics: [String] { get }
-    /// Called on the service's task, like `receive`, with one of its own events back from the
-    /// hub (producer = its id), in the order they were published. Events lost on the way (a full
-    /// queue) do not come back. Throwing restarts the instance, as from `receive`.
-    mutating func acknowledge(_ message: BusMessage) throws
-}
-
-extension CommandableService {
-    public var acknowledgementTopics: [String] { [] }
-    public mutating func acknowledge(_ message: BusMessage) throws {}
 }

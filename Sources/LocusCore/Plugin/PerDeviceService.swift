@@ -30,7 +30,7 @@ public struct PerDeviceService: ServicePlugin {
 
     public init(prototype: any ServicePlugin) {
         self.prototype = prototype
-        isStateful = prototype is any StatefulService
+        isStateful = (prototype as? any StatefulService)?.keepsState ?? false
     }
 
     public var subscriptions: [String] { prototype.subscriptions }

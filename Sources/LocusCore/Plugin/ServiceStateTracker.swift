@@ -22,6 +22,7 @@ public struct ServiceStateTracker {
             guard k.keepsState else { return nil }
             shape = .keyed
         } else if let s = service as? any StatefulService {
+            guard s.keepsState else { return nil }
             shape = .single
             committed = s.anyState
         } else if let p = service as? PerDeviceService, p.isStateful {

@@ -21,6 +21,13 @@ public protocol StatefulService: ServicePlugin {
     associatedtype State: Codable & Equatable
     /// Everything the service remembers between messages.
     var state: State { get set }
+    /// False when the configuration asks for no state across restarts (`persist: false`): the
+    /// runtime then keeps nothing, and every start is a fresh one. Default: true.
+    var keepsState: Bool { get }
+}
+
+extension StatefulService {
+    public var keepsState: Bool { true }
 }
 
 /// A service state that could not be encoded or decoded.

@@ -1,0 +1,54 @@
+import LocusCore
+import LocusRegionService
+
+/// libFuzzer's per-input callback: the input as the records of a service state store (one per
+/// line, `key<TAB>value`; docs/writing-plugins.md "State"), given to a fresh region service as
+/// the runtime gives them after a restart, once with one device and once `per_device`.
+/// Invariants: reading never traps; whatever does not read is dropped and deleted, so the
+/// records as the service then commits them read back into the same conditions, and a second
+/// restore from them finds nothing more to delete.
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzz(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
+    guard let data else { return 0 }
+    var records: [String: [UInt8]] = [:]
+    for line in UnsafeBufferPointer(start: data, count: size).split(separator: 10) {
+        guard let tab = line.firstIndex(of: 9) else { continue }
+        records[String(decoding: line[..<tab], as: UTF8.self)] = Array(line[(tab + 1)...])
+    }
+    for perDevice in [false, true] {
+        var committed = records
+        let first = restore(&committed, perDevice: perDevice)
+        var again = committed
+        let second = restore(&again, perDevice: perDevice)
+        precondition(first.ids == second.ids, "invariant broken: the committed records read back as other conditions")
+        precondition(second.deleted.isEmpty, "invariant broken: records committed after a restore were dropped by the next: \(second.deleted)")
+    }
+    return 0
+}
+
+/// A fresh service given `records`; applies what it commits right after (deletions and
+/// rewrites) to `records`. Returns its condition ids and the keys it deleted.
+func restore(_ records: inout [String: [UInt8]], perDevice: Bool) -> (ids: [String], deleted: [String]) {
+    let setup = PluginSetup(id: "fences", kind: .service, configDirectory: "", endpoints: HubEndpoints(ingest: "", publish: "", control: ""),
+                            logger: .init(label: "fuzz"), perDevice: perDevice)
+    let home = try! RegionCondition(id: "home", center: Coordinate(latitude: 45.77, longitude: 14.35), radius: 100, origin: .config)
+    guard var any: any ServicePlugin = try? RegionService(id: "fences", configuration: RegionConfiguration.with { $0.regions = [home] }, setup: setup),
+          var tracker = ServiceStateTracker(for: any) else {
+        preconditionFailure("invariant broken: the region service did not start")
+    }
+    do {
+        try tracker.restore(records, into: &any)
+    } catch {
+        // A store that does not read starts the service from empty state (the keeper logs it).
+        records = [:]
+        return ([], [])
+    }
+    var deleted: [String] = []
+    let changes = (try? tracker.changes(in: &any)) ?? []
+    for change in changes {
+        if change.value == nil, records[change.key] != nil { deleted.append(change.key) }
+        records[change.key] = change.value
+    }
+    let ids = (any as? RegionService)?.conditionIDs ?? []
+    return (ids, deleted.sorted())
+}

@@ -1,3 +1,4 @@
+import LocusBeaconService
 import LocusCore
 import LocusRegionService
 
@@ -6,7 +7,8 @@ import LocusRegionService
 /// the runtime gives them after a restart, once with one device and once `per_device`.
 /// Invariants: reading never traps; whatever does not read is dropped and deleted, so the
 /// records as the service then commits them read back into the same conditions, and a second
-/// restore from them finds nothing more to delete.
+/// restore from them finds nothing more to delete. Then each value, as the `service` record of a
+/// beacon service (one JSON state): decoding it is an error or a state, never a trap.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     guard let data else { return 0 }
@@ -22,6 +24,17 @@ public func fuzz(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
         let second = restore(&again, perDevice: perDevice)
         precondition(first.ids == second.ids, "invariant broken: the committed records read back as other conditions")
         precondition(second.deleted.isEmpty, "invariant broken: records committed after a restore were dropped by the next: \(second.deleted)")
+    }
+    let site = try! BeaconCondition(definition: .object(["id": .string("site"), "uuid": .string("e2c56db5-dffb-48d2-b060-d0f5a71096e0")]),
+                                    origin: .config)
+    for value in records.values {
+        guard var any: any ServicePlugin = try? BeaconService(id: "beacons", configuration: BeaconConfiguration.with { $0.conditions = [site] }),
+              var tracker = ServiceStateTracker(for: any) else {
+            preconditionFailure("invariant broken: the beacon service did not start")
+        }
+        if (try? tracker.restore([ServiceStateTracker.serviceKey: value], into: &any)) != nil {
+            _ = try? tracker.changes(in: &any)
+        }
     }
     return 0
 }

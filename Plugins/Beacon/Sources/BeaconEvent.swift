@@ -77,7 +77,7 @@ public struct BeaconEventBody: Sendable, Equatable {
         if case .object(let p)? = v["properties"] { properties = p }
         self.init(beacon: beacon, monitor: monitor, state: state, previousState: previous,
                   refinement: v["refinement"].flatMap(BeaconIdentity.init(json:)), beacons: beacons,
-                  source: v["source"]?.stringValue, rssi: v["rssi"]?.doubleValue.map { Int($0) },
+                  source: v["source"]?.stringValue, rssi: v["rssi"]?.doubleValue.flatMap { Int(exactly: $0.rounded(.towardZero)) },
                   lastHeard: time("last_heard"), since: time("since"), properties: properties)
     }
 }

@@ -103,7 +103,7 @@ public struct BeaconIdentity: Hashable, Sendable, Comparable {
     }
 
     init?(json: JSONValue) {
-        func int(_ k: String) -> Int? { json[k]?.doubleValue.map { Int($0) } }
+        func int(_ k: String) -> Int? { json[k]?.doubleValue.flatMap { Int(exactly: $0.rounded(.towardZero)) } }
         switch json["format"]?.stringValue {
         case "ibeacon":
             guard let u = json["uuid"]?.stringValue, let major = int("major"), let minor = int("minor") else { return nil }

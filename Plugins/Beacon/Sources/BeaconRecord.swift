@@ -37,7 +37,7 @@ public struct BeaconRecord: Sendable, Equatable {
     init?(json: JSONValue) {
         guard let raw = json["state"]?.stringValue, let state = BeaconState(rawValue: raw),
               let fingerprint = json["fingerprint"]?.stringValue else { return nil }
-        func time(_ key: String) -> EventTime? { json[key]?.doubleValue.map { EventTime(milliseconds: Int64($0)) } }
+        func time(_ key: String) -> EventTime? { json[key]?.doubleValue.flatMap { EventTime(jsonMilliseconds: $0) } }
         self.fingerprint = fingerprint
         self.state = state
         since = time("since")

@@ -41,7 +41,7 @@ public struct ConditionRecord: Sendable, Equatable {
     init?(json: JSONValue) {
         guard let raw = json["state"]?.stringValue, let state = RegionState(rawValue: raw),
               let fingerprint = json["fingerprint"]?.stringValue else { return nil }
-        func time(_ key: String) -> EventTime? { json[key]?.doubleValue.map { EventTime(milliseconds: Int64($0)) } }
+        func time(_ key: String) -> EventTime? { json[key]?.doubleValue.flatMap { EventTime(jsonMilliseconds: $0) } }
         func flag(_ key: String) -> Bool { if case .bool(true)? = json[key] { true } else { false } }
         self.fingerprint = fingerprint
         self.state = state

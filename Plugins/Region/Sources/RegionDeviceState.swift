@@ -81,7 +81,7 @@ struct RegionDeviceState {
         }
 
         init(json: JSONValue) {
-            func time(_ v: JSONValue?) -> EventTime? { v?.doubleValue.map { EventTime(milliseconds: Int64($0)) } }
+            func time(_ v: JSONValue?) -> EventTime? { v?.doubleValue.flatMap { EventTime(jsonMilliseconds: $0) } }
             firstFixTime = time(json["first_fix_time"])
             lastFixTime = time(json["last_fix_time"])
             if let l = json["last_fix"], let source = l["source"]?.stringValue, let lat = l["lat"]?.doubleValue,

@@ -268,8 +268,9 @@ public struct RegionService: CommandableService, DeviceKeyedService, KeyedStatef
             } else if key.hasPrefix("fence/") {
                 stored[String(key.dropFirst("fence/".count))] = value
             } else if key.hasPrefix("record/") {
+                // A record names its device and condition by its key too: one that says otherwise is damage.
                 guard let device = value["device"]?.stringValue, let rid = value["region"]?.stringValue,
-                      let r = ConditionRecord(json: value) else {
+                      key == Self.recordKey(device: device, rid), let r = ConditionRecord(json: value) else {
                     pendingRecords[key] = .some(nil)
                     continue
                 }
@@ -278,7 +279,7 @@ public struct RegionService: CommandableService, DeviceKeyedService, KeyedStatef
             } else if key.hasPrefix("device/") {
                 times[String(key.dropFirst("device/".count))] = RegionDeviceState.Times(json: value)
             } else if key == Self.serviceKey {
-                lastMessageTime = value["last_message_time"]?.doubleValue.map { EventTime(milliseconds: Int64($0)) }
+                lastMessageTime = value["last_message_time"]?.doubleValue.flatMap { EventTime(jsonMilliseconds: $0) }
                 committedLastMessageTime = lastMessageTime
             }
         }

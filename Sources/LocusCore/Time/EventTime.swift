@@ -8,6 +8,13 @@ public struct EventTime: Hashable, Comparable, Sendable, CustomStringConvertible
 
     public init(milliseconds: Int64) { self.milliseconds = milliseconds }
 
+    /// From a JSON number of milliseconds (a stored state); nil when it is not a whole number
+    /// an `Int64` holds, rather than a trap on a damaged file.
+    public init?(jsonMilliseconds value: Double) {
+        guard let ms = Int64(exactly: value.rounded(.towardZero)) else { return nil }
+        milliseconds = ms
+    }
+
     /// `seconds` must be finite and within Int64 milliseconds (it traps otherwise): for numbers
     /// read from outside, use `init?(checkedSeconds:)`.
     public init(seconds: Double) { self.milliseconds = Int64((seconds * 1000).rounded()) }

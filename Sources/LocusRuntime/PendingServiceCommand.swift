@@ -12,6 +12,8 @@ final class PendingServiceCommand: @unchecked Sendable {
     let name: String
     /// The request's arguments, without `service`.
     let arguments: JSONValue
+    /// Not a control request: a watched file changed (`FileFedService.fileChanged`).
+    let fileChange: (file: WatchedFile, contents: Result<[UInt8], WatchedFileError>)?
 
     private enum State {
         /// In the service's input stream, not yet taken.
@@ -28,6 +30,14 @@ final class PendingServiceCommand: @unchecked Sendable {
     init(name: String, arguments: JSONValue) {
         self.name = name
         self.arguments = arguments
+        fileChange = nil
+    }
+
+    /// The runtime's delivery of a watched file's new contents, queued like a command.
+    init(file: WatchedFile, contents: Result<[UInt8], WatchedFileError>) {
+        name = "file " + file.path
+        arguments = .null
+        fileChange = (file, contents)
     }
 
     /// Called by the service's task before `handle`: false if the command was already settled

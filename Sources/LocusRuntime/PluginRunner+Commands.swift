@@ -39,16 +39,18 @@ extension PluginRunner {
         return try result.get()
     }
 
-    /// Runs one instance of a commandable service until its feed ends (shutdown), it throws
-    /// from `receive` (rethrown: the supervisor restarts it) or the task is
+    /// Runs one instance of a commandable (or file-fed) service until its feed ends (shutdown),
+    /// it throws from `receive` (rethrown: the supervisor restarts it) or the task is
     /// cancelled. Commands still waiting when it ends are refused with the reason (restarting,
     /// stopping); after a drained feed, those already submitted are answered first.
-    func runCommandable(_ service: inout any CommandableService, feed: any BusFeed,
+    func runCommandable(_ service: inout any ServicePlugin, feed: any BusFeed,
                         inbox: ServiceCommandInbox) async throws {
         let queue = feed.queue
         inbox.accept(wake: { queue.wake() })
         // beginShutdown may have refused just before `accept`: refuse again so it sticks.
         if isShuttingDown || Task.isCancelled { inbox.refuse(Self.stoppingReason(plugin.id)) }
+        let watch = watchFiles(of: service, inbox: inbox)
+        defer { watch?.cancel() }
         var failure: (any Error)?
         do {
             reading: while true {
@@ -79,7 +81,7 @@ extension PluginRunner {
     }
 
     /// Runs the commands waiting in `inbox`, in order.
-    private func takeInbox(_ inbox: ServiceCommandInbox, into service: inout any CommandableService) throws {
+    private func takeInbox(_ inbox: ServiceCommandInbox, into service: inout any ServicePlugin) throws {
         for command in inbox.takePending() { run(command, on: &service) }
     }
 
@@ -91,15 +93,61 @@ extension PluginRunner {
     /// normal way to say no, and an unexpected error is logged as an error but does not
     /// discard the state every other request built up. The protocol requires `handle` to
     /// change nothing when it throws, whatever it throws.
-    func run(_ command: PendingServiceCommand, on service: inout any CommandableService) {
+    func run(_ command: PendingServiceCommand, on service: inout any ServicePlugin) {
         guard command.begin() else { return }  // timed out or refused while it waited
         var output = ServiceOutput()
         do {
-            let result = try service.handle(command: command.name, arguments: command.arguments, output: &output)
+            let result = try apply(command, to: &service, output: &output)
             publish(output)
             command.answer(.success(result))
         } catch {
             command.answer(.failure(commandFailure(error, command: command.name)))
+        }
+    }
+
+    /// Hands `command` to the service: a control request to `handle`, a watched file's change
+    /// to `fileChanged`. The service is written back only when it accepted.
+    func apply(_ command: PendingServiceCommand, to service: inout any ServicePlugin,
+               output: inout ServiceOutput) throws -> JSONValue {
+        if let change = command.fileChange {
+            guard var fed = service as? any FileFedService else { throw ControlCommandError("service '\(plugin.id)' reads no files") }
+            try fed.fileChanged(change.file, contents: change.contents, output: &output)
+            service = fed
+            return .null
+        }
+        guard var commandable = service as? any CommandableService else {
+            throw ControlCommandError("service '\(plugin.id)' answers no commands")
+        }
+        let result = try commandable.handle(command: command.name, arguments: command.arguments, output: &output)
+        service = commandable
+        return result
+    }
+
+    /// Watches the files of a `FileFedService` while this instance runs: every `checkInterval`
+    /// seconds of wall time, a file whose signature changed since the instance was built (or
+    /// since the last delivery) is read and its contents queued in `inbox` like a command, so
+    /// the service takes it between two batches. Nil when the service reads no files.
+    func watchFiles(of service: any ServicePlugin, inbox: ServiceCommandInbox?) -> Task<Void, Never>? {
+        guard let inbox, let fed = service as? any FileFedService else { return nil }
+        let files = fed.watchedFiles
+        guard let interval = files.map(\.checkInterval).min() else { return nil }
+        let ledger = plugin.watchedFiles
+        return Task {
+            var known: [String: WatchedFileReader.Signature?] = [:]
+            for file in files { known[file.path] = .some(ledger.signature(file.path)) }
+            while !Task.isCancelled {
+                do { try await Task.sleep(nanoseconds: UInt64(max(0.01, interval) * 1e9)) } catch { return }
+                for file in files {
+                    let now = WatchedFileReader.signature(of: file.path)
+                    guard known[file.path] != .some(now) else { continue }
+                    let contents = now == nil ? .failure(WatchedFileError("cannot be read (missing, or no permission)"))
+                        : WatchedFileReader.read(file)
+                    let delivery = PendingServiceCommand(file: file, contents: contents)
+                    // Not accepted (the instance is stopping or restarting): a new instance reads the file anew.
+                    guard (try? inbox.submit(delivery)) != nil else { return }
+                    known[file.path] = .some(now)
+                }
+            }
         }
     }
 

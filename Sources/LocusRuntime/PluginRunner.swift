@@ -74,8 +74,8 @@ public final class PluginRunner: Service, @unchecked Sendable {
             stopBudget = Self.stopBudgetMargin
         }
         self.publisher = EventPublisher(producer: plugin.id, outlet: outlet, observer: tally)
-        if case .service(let s) = plugin.instance, let commandable = s as? any CommandableService {
-            commands = commandable.commands
+        if case .service(let s) = plugin.instance, s is any CommandableService || s is any FileFedService {
+            commands = (s as? any CommandableService)?.commands ?? []
             commandInbox = ServiceCommandInbox(refusing: Self.startingReason(plugin.id))
         } else {
             commands = []
@@ -286,7 +286,7 @@ public final class PluginRunner: Service, @unchecked Sendable {
                 var kept: any ServicePlugin = service
                 // Commands wait while the state is restored (many large polygons take a while),
                 // within their timeout, rather than being refused as "starting".
-                let inbox = service is any CommandableService ? commandInbox : nil
+                let inbox = commandInbox
                 if let inbox {
                     let queue = feed.queue
                     inbox.accept(wake: { queue.wake() })
@@ -305,7 +305,8 @@ public final class PluginRunner: Service, @unchecked Sendable {
                 return
             }
             report(.running)
-            if let inbox = commandInbox, var commandable = service as? any CommandableService {
+            if let inbox = commandInbox {
+                var commandable: any ServicePlugin = service
                 try await runCommandable(&commandable, feed: feed, inbox: inbox)
                 return
             }
@@ -342,6 +343,8 @@ public final class PluginRunner: Service, @unchecked Sendable {
     /// a reply that says a fence was added means the fence survives a `kill -9`.
     private func runKeepingState(_ service: inout any ServicePlugin, keeper: ServiceStateKeeper, feed: any BusFeed,
                                  inbox: ServiceCommandInbox?) async throws {
+        let watch = watchFiles(of: service, inbox: inbox)
+        defer { watch?.cancel() }
         var failure: (any Error)?
         do {
             reading: while true {
@@ -386,16 +389,14 @@ public final class PluginRunner: Service, @unchecked Sendable {
     private func takeCommands(_ inbox: ServiceCommandInbox, service: inout any ServicePlugin, keeper: ServiceStateKeeper) throws {
         for command in inbox.takePending() {
             guard command.begin() else { continue }
-            guard var commandable = service as? any CommandableService else { continue }
             var output = ServiceOutput()
             let result: JSONValue
             do {
-                result = try commandable.handle(command: command.name, arguments: command.arguments, output: &output)
+                result = try apply(command, to: &service, output: &output)
             } catch {
                 command.answer(.failure(commandFailure(error, command: command.name)))
                 continue
             }
-            service = commandable
             do {
                 try keeper.commitAndPublish(&service, events: output.events)
             } catch {

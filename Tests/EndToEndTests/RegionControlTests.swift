@@ -93,6 +93,73 @@ import Testing
     }
 }
 
+/// The watched GeoJSON file: the runtime reads it and hands each change to the running region
+/// service (which does no I/O), a broken version is refused while the service keeps running,
+/// and what the file defines is what a restart after `kill -9` watches.
+@Suite(.serialized) struct RegionWatchedFileTests {
+    static func write(_ ids: [String], to path: String) throws {
+        let features = ids.map { id in
+            #"{"type":"Feature","id":"\#(id)","properties":{"radius":60},"geometry":{"type":"Point","coordinates":[14.3581,45.7714]}}"#
+        }
+        try (#"{"type":"FeatureCollection","features":["# + features.joined(separator: ",") + "]}")
+            .write(toFile: path, atomically: true, encoding: .utf8)
+    }
+
+    @Test func aChangedFileReachesTheRunningServiceABrokenOneIsRefusedAndARestartWatchesTheFile() async throws {
+        let dir = E2E.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let file = dir + "/fences.geojson"
+        try Self.write(["a", "b"], to: file)
+        try """
+        services:
+          - type: region
+            id: fences
+            file: fences.geojson
+            file_check_interval: 0.2
+            regions:
+              - id: home
+                center: {lat: 45.7702, lon: 14.3564}
+                radius: 150
+        sources:
+          - type: replay
+            id: walk
+            file: \(E2E.repoRoot)/data/recordings/cerknica-walk.jsonl
+            speed: 20
+            loop: true
+
+        """.write(toFile: dir + "/config.yaml", atomically: true, encoding: .utf8)
+        let env = RegionControlTests.environment(dir)
+        var daemon = try ChildProcess(E2E.binary, ["run", dir + "/config.yaml"], directory: dir, environment: env)
+        defer { daemon.kill9() }
+        try await RegionControlTests.waitForControl(dir, daemon)
+        #expect(try await RegionControlTests.listedIDs(dir) == ["a", "b", "home"])
+
+        try Self.write(["b", "c"], to: file)
+        var ids: [String] = []
+        for _ in 0..<50 {
+            ids = try await RegionControlTests.listedIDs(dir)
+            if ids == ["b", "c", "home"] { break }
+            try await Task.sleep(nanoseconds: 100_000_000)
+        }
+        #expect(ids == ["b", "c", "home"], "\(daemon.stderr)")
+
+        // A broken file is logged and refused; the service keeps what it had and keeps running.
+        try "{not json".write(toFile: file, atomically: true, encoding: .utf8)
+        #expect(await waitUntil(timeout: 10) { daemon.stderr.contains("region file not reloaded") }, "\(daemon.stderr)")
+        #expect(try await RegionControlTests.listedIDs(dir) == ["b", "c", "home"])
+
+        // Changed while Locus is down: the restart watches what the file says now.
+        daemon.kill9()
+        _ = await daemon.wait(timeout: 5)
+        try Self.write(["c", "d"], to: file)
+        daemon = try ChildProcess(E2E.binary, ["run", dir + "/config.yaml"], directory: dir, environment: env)
+        try await RegionControlTests.waitForControl(dir, daemon)
+        #expect(try await RegionControlTests.listedIDs(dir) == ["c", "d", "home"], "\(daemon.stderr)")
+        let stop = await daemon.terminate(timeout: 10)
+        #expect(stop.status == 0, "\(daemon.stderr)")
+    }
+}
+
 /// A region store emptied between two runs is refused loudly, not silently started fresh.
 @Suite(.serialized) struct RegionStoreLossTests {
     @Test func anEmptiedStoreFailsTheServiceWithTheReasonAndKeepsTheFile() async throws {

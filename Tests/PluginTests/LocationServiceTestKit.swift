@@ -1,5 +1,6 @@
 import Foundation
 import LocusCore
+import LocusTestKit
 
 /// Messages and a runner for the location services' tests: fixes placed in metres from a base
 /// point (through the real geodesic, so distances in the tests are true distances), ticks and
@@ -76,9 +77,25 @@ struct ServiceRun<S: ServicePlugin> {
 
     mutating func feed(_ messages: BusMessage...) throws { try feed(messages) }
 
+    mutating func collect(_ output: ServiceOutput) {
+        events += output.events.map { EmittedEvent(topic: $0.topic, seconds: LocationScene.seconds($0.time), payload: $0.payload) }
+    }
+
     /// The events of payload type `P`, with their times.
     func all<P: Payload>(_ type: P.Type) -> [(seconds: Double, event: P)] {
         events.compactMap { e in e.payload(P.self).map { (e.seconds, $0) } }
+    }
+}
+
+extension ServiceRun where S: FileFedService {
+    /// Reads the service's files and hands them over, as the runtime does at build.
+    mutating func loadFiles() throws { try ServiceFiles.load(&service) }
+
+    /// Hands the files over as they are now, as the runtime's watch does after a change.
+    mutating func deliverFiles() throws {
+        var output = ServiceOutput()
+        try ServiceFiles.deliver(&service, output: &output)
+        collect(output)
     }
 }
 

@@ -100,11 +100,13 @@ import Testing
         let setup = PluginSetup(id: "fences", kind: .service, configDirectory: dir.path,
                                 endpoints: HubEndpoints(ingest: "", publish: "", control: ""), logger: .init(label: "t"))
         var run = try Self.service(setup: setup) { $0.regions = []; $0.file = "r.geojson"; $0.fileCheckInterval = 1 }
+        try run.loadFiles()
         try run.feed(LocationScene.tick(at: 0))
         #expect(Self.definitions(run).map(\.topic) == ["region.condition.a", "region.condition.b"])
         // a removed, b unchanged, c new.
         try write([("b", 100), ("c", 50)])
         try run.feed(LocationScene.tick(at: 2))
+        try run.deliverFiles()
         let after = Self.definitions(run).dropFirst(2)
         #expect(after.map(\.topic) == ["region.condition.a", "region.condition.c"])
         #expect(after.first?.event.condition == nil && after.last?.event.condition?.radius == 50)

@@ -1,5 +1,6 @@
 import Foundation
 import LocusCore
+import LocusTestKit
 @testable import LocusRegionService
 import Testing
 
@@ -46,17 +47,20 @@ import Testing
         let setup = PluginSetup(id: "fences", kind: .service, configDirectory: dir.path,
                                 endpoints: HubEndpoints(ingest: "", publish: "", control: ""), logger: .init(label: "t"))
         var service = try RegionService(id: "fences", configuration: RegionConfiguration.with { $0.file = "r.geojson" }, setup: setup)
+        try ServiceFiles.load(&service)
         var output = ServiceOutput()
         _ = try service.handle(command: "region.list", arguments: .object([:]), output: &output)
         let p = try #require(service.monitor.condition("p"))
         #expect(p.origin == .file && p.dwell == 9 && p.radius == 50 && p.properties == ["name": .string("P")])
         let clash = try RegionConfiguration.with { $0.regions = [try RegionCondition(id: "p", center: .init(latitude: 1, longitude: 1), radius: 5, origin: .config)]; $0.file = "r.geojson" }
-        #expect(throws: ConfigValueError.self) { try RegionService(id: "fences", configuration: clash, setup: setup) }
+        var clashing = try RegionService(id: "fences", configuration: clash, setup: setup)
+        #expect(throws: ConfigValueError.self) { try ServiceFiles.load(&clashing) }
         // A broken file at start is a config error naming the feature.
         try #"{"type":"FeatureCollection","features":[{"type":"Feature","id":"q","properties":{},"geometry":{"type":"Polygon","coordinates":[[[0,0],[1,0],[1,1]]]}}]}"#
             .write(toFile: file, atomically: true, encoding: .utf8)
         do {
-            _ = try RegionService(id: "fences", configuration: RegionConfiguration.with { $0.file = "r.geojson" }, setup: setup)
+            var broken = try RegionService(id: "fences", configuration: RegionConfiguration.with { $0.file = "r.geojson" }, setup: setup)
+            try ServiceFiles.load(&broken)
             Issue.record("broken file accepted")
         } catch let e as ConfigValueError {
             #expect(e.key == "file" && e.message.contains("\"q\""), "\(e.message)")
@@ -79,17 +83,22 @@ import Testing
         let setup = PluginSetup(id: "fences", kind: .service, configDirectory: dir.path,
                                 endpoints: HubEndpoints(ingest: "", publish: "", control: ""), logger: .init(label: "t"))
         var run = ServiceRun(try RegionService(id: "fences", configuration: RegionConfiguration.with { $0.file = "r.geojson"; $0.fileCheckInterval = 1 }, setup: setup))
+        try run.loadFiles()
         try run.feed(LocationScene.fix(at: 0, north: 0), LocationScene.tick(at: 0))
         #expect(run.events.map(\.topic) == ["region.enter.a"])
         // b moves onto the device, a is removed, c is new.
         try write([("b", 0), ("c", 0)])
-        try run.feed(LocationScene.tick(at: 2), LocationScene.fix(at: 3, north: 0))
+        try run.feed(LocationScene.tick(at: 2))
+        try run.deliverFiles()
+        try run.feed(LocationScene.fix(at: 3, north: 0))
         #expect(run.service.monitor.ids == ["b", "c"])
         #expect(run.events.map(\.topic) == ["region.enter.a", "region.enter.b", "region.enter.c"])
-        // A broken file keeps what was loaded.
+        // A broken file keeps what was loaded; so does a missing one.
         try "{not json".write(toFile: file, atomically: true, encoding: .utf8)
-        try run.feed(LocationScene.tick(at: 5))
+        try run.deliverFiles()
+        try FileManager.default.removeItem(atPath: file)
+        try run.deliverFiles()
         #expect(run.service.monitor.ids == ["b", "c"])
-        #expect(run.service.counters.fileReloadFailures == 1)
+        #expect(run.service.counters.fileReloadFailures == 2)
     }
 }

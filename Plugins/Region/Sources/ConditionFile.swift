@@ -2,45 +2,11 @@ import Foundation
 import LocusCore
 import LocusRegions
 
-/// The GeoJSON `file:` of a region service: loaded at start, then checked for changes (size,
-/// modification time, inode) and reloaded when it changed.
-struct ConditionFile {
-    let path: String
-    private var signature: Signature?
-
-    struct Signature: Equatable {
-        var size: Int64
-        var modified: timespec
-        var inode: UInt64
-
-        static func == (a: Signature, b: Signature) -> Bool {
-            a.size == b.size && a.inode == b.inode && a.modified.tv_sec == b.modified.tv_sec && a.modified.tv_nsec == b.modified.tv_nsec
-        }
-    }
-
-    init(path: String) {
-        self.path = path
-    }
-
-    /// Loads the file now and remembers its signature.
-    mutating func load() throws -> [RegionCondition] {
-        let current = Self.signature(of: path)
-        let conditions = try Self.read(path)
-        signature = current
-        return conditions
-    }
-
-    /// The file's conditions if it changed since the last load (or the last failed attempt);
-    /// nil if it did not. A file that no longer loads throws, once per change.
-    mutating func reloadIfChanged() throws -> [RegionCondition]? {
-        let current = Self.signature(of: path)
-        guard current != signature else { return nil }
-        signature = current
-        return try Self.read(path)
-    }
-
-    static func read(_ path: String) throws -> [RegionCondition] {
-        let definitions = try GeoJSONRegionLoader.load(contentsOf: URL(fileURLWithPath: path))
+/// The GeoJSON `file:` of a region service, as the runtime hands its bytes over: a
+/// FeatureCollection whose features are conditions (options in their properties).
+enum ConditionFile {
+    static func conditions(_ contents: [UInt8]) throws -> [RegionCondition] {
+        let definitions = try GeoJSONRegionLoader.parse(Data(contents))
         return try definitions.enumerated().map { index, d in
             try condition(d, index: index)
         }
@@ -74,11 +40,5 @@ struct ConditionFile {
             e.featureIndex = index
             throw e
         }
-    }
-
-    static func signature(of path: String) -> Signature? {
-        var st = stat()
-        guard stat(path, &st) == 0 else { return nil }
-        return Signature(size: Int64(st.st_size), modified: st.st_mtim, inode: UInt64(st.st_ino))
     }
 }

@@ -13,23 +13,24 @@ import Logging
 /// definition (`fence/<id>`: after a restart, which fences are new and which definitions
 /// subscribers have not been told), each device's record of a condition
 /// (`record/<device>.<id>`), each device's fix times and last fix (`device/<device>`), and
-/// the time of the last message (`service`). The service itself does no I/O but reading its
-/// GeoJSON file.
+/// the time of the last message (`service`). The service does no I/O: the runtime reads its
+/// GeoJSON file at start and hands over each change (`FileFedService`), committed like a
+/// command.
 ///
 /// Per device (`per_device: true`, for a server fed by a fleet): the conditions, the file and
 /// the commands are shared; each device (the fix topic's last segment) has its own states,
 /// pending runs and dwell; events go to `region.<kind>.<id>.<device>` with `device` in the
 /// payload.
-public struct RegionService: CommandableService, DeviceKeyedService, KeyedStatefulService {
+public struct RegionService: CommandableService, DeviceKeyedService, KeyedStatefulService, FileFedService {
     public let id: String
     public private(set) var configuration: RegionConfiguration
     let logger: Logger
     var monitor: RegionMonitor
-    private var file: ConditionFile?
-    /// The file's conditions as last loaded (for `locus check` errors at build, and reloads).
-    private var fileConditions: [RegionCondition]
+    /// `file:` resolved, if there is one.
+    private let filePath: String?
+    /// The file's conditions as last loaded (at build, then at each change).
+    private var fileConditions: [RegionCondition] = []
     var lastMessageTime: EventTime?
-    private var lastFileCheck: EventTime?
     /// `hub.max_message_bytes`: a condition whose events could not pass the hub is refused.
     let maxMessageBytes: Int
     public private(set) var counters = Counters()
@@ -62,26 +63,29 @@ public struct RegionService: CommandableService, DeviceKeyedService, KeyedStatef
             logger.warning("database is no longer used: the runtime keeps the region state in <state_directory>/services/<id>.sqlite; the old file is not read", metadata: [
                 "plugin": "\(id)", "database": "\(database)"])
         }
-        fileConditions = []
-        if let path = configuration.file {
-            var f = ConditionFile(path: setup?.resolvePath(path) ?? path)
-            do {
-                fileConditions = try f.load()
-            } catch {
-                throw ConfigValueError(key: "file", "\(f.path): \(error)")
-            }
-            let inline = Set(configuration.regions.map(\.id))
-            if let clash = fileConditions.first(where: { inline.contains($0.id) }) {
-                throw ConfigValueError(key: "file", "\(f.path): id \"\(clash.id)\" is also defined under regions:")
-            }
-            file = f
-        }
+        filePath = configuration.file.map { setup?.resolvePath($0) ?? $0 }
         for c in configuration.regions {
             if let problem = eventSizeProblem(c) { throw ConfigValueError(key: "regions", problem) }
         }
-        for c in fileConditions {
-            if let problem = eventSizeProblem(c) { throw ConfigValueError(key: "file", "\(file?.path ?? ""): \(problem)") }
+    }
+
+    public var watchedFiles: [WatchedFile] {
+        filePath.map { [WatchedFile(path: $0, configKey: "file", checkInterval: configuration.fileCheckInterval)] } ?? []
+    }
+
+    /// The file's conditions, validated: what `loadFile` and `fileChanged` take.
+    func fileConditions(_ contents: [UInt8]) throws -> [RegionCondition] {
+        let conditions = try ConditionFile.conditions(contents)
+        let inline = Set(configuration.regions.map(\.id))
+        if let clash = conditions.first(where: { inline.contains($0.id) }) {
+            throw WatchedFileError("id \"\(clash.id)\" is also defined under regions:")
         }
+        if let problem = conditions.lazy.compactMap({ self.eventSizeProblem($0) }).first { throw WatchedFileError(problem) }
+        return conditions
+    }
+
+    public mutating func loadFile(_ file: WatchedFile, contents: [UInt8]) throws {
+        fileConditions = try fileConditions(contents)
     }
 
     /// Why `c`'s events could never pass the hub, or nil.
@@ -123,7 +127,6 @@ public struct RegionService: CommandableService, DeviceKeyedService, KeyedStatef
         lastMessageTime = message.time
         var events: [RegionMonitor.Event] = []
         if tick != nil {
-            checkFile(at: message.time, output: &output)
             events = monitor.tick(at: message.time)
         } else if let fix = message.payload(Fix.self) {
             guard let regionFix = usable(fix, at: message.time, device: device) else {
@@ -161,31 +164,22 @@ public struct RegionService: CommandableService, DeviceKeyedService, KeyedStatef
         }
     }
 
-    private mutating func checkFile(at time: EventTime, output: inout ServiceOutput) {
-        guard var f = file else { return }
-        if let last = lastFileCheck, time.seconds(since: last) < configuration.fileCheckInterval, time >= last { return }
-        lastFileCheck = time
-        defer { file = f }
-        let reloaded: [RegionCondition]
+    /// The runtime read the file anew: conditions removed from it are removed, new and changed
+    /// ones put, at the time of the last message. A file that does not load (or no longer
+    /// reads) keeps the conditions loaded before; it is logged and counted.
+    public mutating func fileChanged(_ file: WatchedFile, contents: Result<[UInt8], WatchedFileError>,
+                                     output: inout ServiceOutput) throws {
+        loadIfNeeded()
+        let time = commandTime
+        announceConditionsIfDue(at: time, output: &output)
+        let next: [RegionCondition]
         do {
-            guard let r = try f.reloadIfChanged() else { return }
-            reloaded = r
+            next = try fileConditions(try contents.get())
         } catch {
             counters.fileReloadFailures += 1
             logger.error("region file not reloaded; keeping the previous conditions", metadata: [
-                "file": "\(f.path)", "error": "\(error)"])
+                "file": "\(file.path)", "error": "\(error)"])
             return
-        }
-        if let problem = reloaded.compactMap({ eventSizeProblem($0) }).first {
-            counters.fileReloadFailures += 1
-            logger.error("region file not reloaded; keeping the previous conditions", metadata: [
-                "file": "\(f.path)", "error": "\(problem)"])
-            return
-        }
-        let inline = Set(configuration.regions.map(\.id))
-        let next = reloaded.filter { !inline.contains($0.id) }
-        if next.count != reloaded.count {
-            logger.error("region file defines ids also under regions:; config wins", metadata: ["file": "\(f.path)"])
         }
         let nextIDs = Set(next.map(\.id))
         var removedCount = 0
@@ -205,7 +199,7 @@ public struct RegionService: CommandableService, DeviceKeyedService, KeyedStatef
         fileConditions = next
         counters.fileReloads += 1
         logger.info("region file reloaded", metadata: [
-            "file": "\(f.path)", "conditions": "\(next.count)", "removed": "\(removedCount)"])
+            "file": "\(file.path)", "conditions": "\(next.count)", "removed": "\(removedCount)"])
     }
 
     // MARK: - State

@@ -536,9 +536,10 @@ final class ConfigLoadSession {
                 report(entryPosition, "plugin type '\(type)' built a \(instance.kind.rawValue) for the \(kind.rawValue) entry '\(id)' (a bug in the plugin: it should build what PluginSetup.kind asks for)")
                 return .failed
             }
-            let plugin = ConfiguredPlugin(id: id, type: type, kind: kind, factory: factory, setup: setup, instance: instance,
+            var plugin = ConfiguredPlugin(id: id, type: type, kind: kind, factory: factory, setup: setup, instance: instance,
                                           rebuild: { try builder.rebuild() },
                                           line: entryPosition.line, column: entryPosition.column)
+            plugin.watchedFiles = builder.files
             return .built(BuiltEntry(plugin: plugin, node: node, subject: subject, position: entryPosition))
         }
     }

@@ -13,6 +13,8 @@ public struct ConfiguredPlugin {
     public var instance: PluginInstance
     /// Builds a fresh instance from the same config (for restarts). Throws `ConfigErrors`.
     public var rebuild: () throws -> PluginInstance
+    /// What the last built instance read of its watched files (`FileFedService`).
+    public var watchedFiles = WatchedFileLedger()
     /// Position of the entry in the config file (1-based).
     public var line: Int
     public var column: Int

@@ -15,12 +15,19 @@ struct PluginBuilder {
     var file: String
     /// `per_device: true`: the service is wrapped in `PerDeviceService`.
     var perDevice = false
+    /// The signatures of a `FileFedService`'s files as the last instance built read them.
+    let files = WatchedFileLedger()
 
     /// The instance, or every problem with the plugin's keys (all refused keys, not only the first).
     func build() -> Result<PluginInstance, ConfigErrors> {
         let request = BuildRequest(factory: factory, setup: setup)
         do {
-            let built = try NodeDecoder().decode(BuildTrampoline.self, from: node, userInfo: [BuildTrampoline.key: request])
+            var built = try NodeDecoder().decode(BuildTrampoline.self, from: node, userInfo: [BuildTrampoline.key: request])
+            // The runtime reads a service's files, before any state is restored: part of its config.
+            if case .service(let service) = built.instance, var fed = service as? any FileFedService {
+                files.record(try WatchedFileReader.load(into: &fed))
+                built.instance = .service(fed)
+            }
             if perDevice, case .service(let service) = built.instance, !(service is any DeviceKeyedService) {
                 if service is any CommandableService {
                     let error = ConfigError(file: file, line: entryPosition.line, column: entryPosition.column, message:
@@ -59,7 +66,7 @@ private final class BuildRequest {
 /// factory's `build` closure (found in `userInfo`).
 private struct BuildTrampoline: Decodable {
     static let key = CodingUserInfoKey(rawValue: "locus.config.pluginBuild")!
-    let instance: PluginInstance
+    var instance: PluginInstance
 
     init(from decoder: any Decoder) throws {
         guard let request = decoder.userInfo[Self.key] as? BuildRequest else {

@@ -3,7 +3,7 @@ import LocusCore
 @testable import LocusBeaconService
 import Testing
 
-/// The beacon service across restarts through the runtime's state contract (`StatefulService`):
+/// The beacon service across restarts through the runtime's state contract (`KeyedStatefulService`):
 /// the state is committed after every message, as the runtime does after every batch, and each
 /// "restart" builds a fresh service from config and gives it the committed state, as the
 /// runtime does after a `kill -9`. (Skipping what was processed and publishing what was
@@ -99,13 +99,24 @@ import Testing
         #expect(second.service.monitor.record("site")?.state == .unknown)
     }
 
-    /// A state that does not decode is an error (the runtime starts the service from empty
-    /// state and logs it), never a trap.
-    @Test func aDamagedStateIsAnError() throws {
+    /// Records that do not read are dropped, and their deletion committed (the service starts
+    /// from config for them), never a trap; the fresh start then commits the config's state.
+    @Test func damagedRecordsAreDroppedAndDeleted() throws {
         var fresh: any ServicePlugin = try Self.service()
         var tracker = try #require(ServiceStateTracker(for: fresh))
-        #expect(throws: ServiceStateError.self) {
-            try tracker.restore([ServiceStateTracker.serviceKey: Array(#"{"monitor":{"entries":{"site":{"record":{"state":"nope"}}}}}"#.utf8)], into: &fresh)
-        }
+        try tracker.restore([
+            "device/": Array(#"{"entries":{"site":{"record":{"state":"nope"}}}}"#.utf8),
+            "condition/lab": Array("{not json".utf8),
+            "condition/other": Array(#"{"id":"elsewhere","uuid":"426c7565-4368-6172-6d42-6561636f6e73"}"#.utf8),
+            "unknown-kind": Array("1".utf8),
+        ], into: &fresh)
+        let deleted = try tracker.changes(in: &fresh).filter { $0.value == nil }.map(\.key).sorted()
+        #expect(deleted == ["condition/lab", "condition/other", "device/", "unknown-kind"])
+        #expect((fresh as? BeaconService)?.monitor.ids == ["site"])
+        // A per-device record in a one-device service (per_device switched off) is dropped too.
+        var again: any ServicePlugin = try Self.service()
+        var t2 = try #require(ServiceStateTracker(for: again))
+        try t2.restore(["device/gw1": Array("{}".utf8)], into: &again)
+        #expect(try t2.changes(in: &again).contains { $0.key == "device/gw1" && $0.value == nil })
     }
 }

@@ -7,8 +7,8 @@ import LocusRegionService
 /// the runtime gives them after a restart, once with one device and once `per_device`.
 /// Invariants: reading never traps; whatever does not read is dropped and deleted, so the
 /// records as the service then commits them read back into the same conditions, and a second
-/// restore from them finds nothing more to delete. Then each value, as the `service` record of a
-/// beacon service (one JSON state): decoding it is an error or a state, never a trap.
+/// restore from them finds nothing more to delete. Then the same for a beacon service, with each
+/// value also as each kind of beacon record (a device's monitor, a condition, the service).
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     guard let data else { return 0 }
@@ -25,16 +25,19 @@ public func fuzz(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
         precondition(first.ids == second.ids, "invariant broken: the committed records read back as other conditions")
         precondition(second.deleted.isEmpty, "invariant broken: records committed after a restore were dropped by the next: \(second.deleted)")
     }
-    let site = try! BeaconCondition(definition: .object(["id": .string("site"), "uuid": .string("e2c56db5-dffb-48d2-b060-d0f5a71096e0")]),
-                                    origin: .config)
-    for value in records.values {
-        guard var any: any ServicePlugin = try? BeaconService(id: "beacons", configuration: BeaconConfiguration.with { $0.conditions = [site] }),
-              var tracker = ServiceStateTracker(for: any) else {
-            preconditionFailure("invariant broken: the beacon service did not start")
-        }
-        if (try? tracker.restore([ServiceStateTracker.serviceKey: value], into: &any)) != nil {
-            _ = try? tracker.changes(in: &any)
-        }
+    // The same records, and each value as every kind of beacon record, to a beacon service
+    // with one device and per device: the same invariants.
+    var beaconRecords = records
+    for value in records.values.prefix(8) {
+        for key in ["device/", "device/gw1", "condition/lab", "service"] { beaconRecords[key] = value }
+    }
+    for perDevice in [false, true] {
+        var committed = beaconRecords
+        let first = restoreBeacon(&committed, perDevice: perDevice)
+        var again = committed
+        let second = restoreBeacon(&again, perDevice: perDevice)
+        precondition(first.ids == second.ids, "invariant broken: the committed beacon records read back as other conditions")
+        precondition(second.deleted.isEmpty, "invariant broken: beacon records committed after a restore were dropped by the next: \(second.deleted)")
     }
     return 0
 }
@@ -64,4 +67,28 @@ func restore(_ records: inout [String: [UInt8]], perDevice: Bool) -> (ids: [Stri
     }
     let ids = (any as? RegionService)?.conditionIDs ?? []
     return (ids, deleted.sorted())
+}
+
+/// `restore` for a beacon service (config: one condition, `site`).
+func restoreBeacon(_ records: inout [String: [UInt8]], perDevice: Bool) -> (ids: [String], deleted: [String]) {
+    let setup = PluginSetup(id: "beacons", kind: .service, configDirectory: "", endpoints: HubEndpoints(ingest: "", publish: "", control: ""),
+                            logger: .init(label: "fuzz"), perDevice: perDevice)
+    let site = try! BeaconCondition(definition: .object(["id": .string("site"), "uuid": .string("e2c56db5-dffb-48d2-b060-d0f5a71096e0")]),
+                                    origin: .config)
+    guard var any: any ServicePlugin = try? BeaconService(id: "beacons", configuration: BeaconConfiguration.with { $0.conditions = [site] }, setup: setup),
+          var tracker = ServiceStateTracker(for: any) else {
+        preconditionFailure("invariant broken: the beacon service did not start")
+    }
+    do {
+        try tracker.restore(records, into: &any)
+    } catch {
+        records = [:]
+        return ([], [])
+    }
+    var deleted: [String] = []
+    for change in (try? tracker.changes(in: &any)) ?? [] {
+        if change.value == nil, records[change.key] != nil { deleted.append(change.key) }
+        records[change.key] = change.value
+    }
+    return ((any as? BeaconService)?.monitor.ids ?? [], deleted.sorted())
 }

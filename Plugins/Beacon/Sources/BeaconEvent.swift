@@ -6,6 +6,9 @@ public struct BeaconEventBody: Sendable, Equatable {
     public var beacon: String
     /// The beacon service instance that monitors it.
     public var monitor: String
+    /// The scanning device whose state this is (`per_device: true`: the advertisement topic's
+    /// last segment); nil with one state for the whole bus.
+    public var device: String?
     public var state: BeaconState
     public var previousState: BeaconState
     /// The concrete identity that satisfied the condition, as Core Location's refinement: for
@@ -44,6 +47,7 @@ public struct BeaconEventBody: Sendable, Equatable {
         w.beginObject()
         w.key("beacon"); w.string(beacon)
         w.key("monitor"); w.string(monitor)
+        w.field("device", device)
         w.key("state"); w.string(state.rawValue)
         w.key("previous_state"); w.string(previousState.rawValue)
         if let refinement { w.key("refinement"); w.beginObject(); refinement.writeMembers(to: &w); w.endObject() }
@@ -79,6 +83,7 @@ public struct BeaconEventBody: Sendable, Equatable {
                   refinement: v["refinement"].flatMap(BeaconIdentity.init(json:)), beacons: beacons,
                   source: v["source"]?.stringValue, rssi: v["rssi"]?.doubleValue.flatMap { Int(exactly: $0.rounded(.towardZero)) },
                   lastHeard: time("last_heard"), since: time("since"), properties: properties)
+        device = v["device"]?.stringValue
     }
 }
 

@@ -108,6 +108,9 @@ public struct BeaconMonitor {
     private var removed = Set<String>()
     /// Time of the last message seen.
     public private(set) var lastTime: EventTime?
+    /// Something `snapshot` holds changed since the last `takeModified()`, besides `lastTime`
+    /// and the time of the next tracker sweep (neither changes what the monitor publishes).
+    private var modified = false
 
     /// `lastHeard` of a satisfied condition is stored at least this often (seconds of event
     /// time), so a restart does not count its exit timeout from a stale time.
@@ -127,6 +130,7 @@ public struct BeaconMonitor {
     /// Adds or replaces a condition. It keeps `stored` (or its current record) when the
     /// fingerprint matches, else starts unknown.
     public mutating func put(_ condition: BeaconCondition, record stored: BeaconRecord? = nil) {
+        modified = true
         let old = entries[condition.id]
         var entry: Entry
         if let stored, stored.fingerprint == condition.fingerprint {
@@ -158,10 +162,17 @@ public struct BeaconMonitor {
 
     public mutating func remove(_ id: String) {
         guard let e = entries.removeValue(forKey: id) else { return }
+        modified = true
         index.remove(e.condition)
         pendingStart.remove(id)
         changed.remove(id)
         removed.insert(id)
+    }
+
+    /// Whether `snapshot` changed (apart from times that change no event) since the last call.
+    public mutating func takeModified() -> Bool {
+        defer { modified = false }
+        return modified
     }
 
     /// Ids whose records changed (to store) and ids removed (to delete) since the last call.
@@ -183,6 +194,7 @@ public struct BeaconMonitor {
         var events = advance(to: o.time)
         let ids = index.matches(o.identity)
         guard !ids.isEmpty else { return events }
+        modified = true
         updateTracker(o)
         for id in ids {
             // In place (a copy of the entry would retain all of it, and copy its set of
@@ -251,6 +263,7 @@ public struct BeaconMonitor {
     private mutating func advance(to time: EventTime) -> [Event] {
         if lastTime.map({ time > $0 }) ?? true { lastTime = time }
         if !pendingStart.isEmpty {
+            modified = true
             for id in pendingStart.sorted() where entries[id] != nil {
                 entries[id]!.start = time
                 schedule(id, time.adding(seconds: settings.exitTimeout))
@@ -261,6 +274,7 @@ public struct BeaconMonitor {
         var events: [Event] = []
         while let (due, id) = queue.peek(dueAt: time) {
             queue.pop()
+            modified = true
             // A stale entry: the condition was removed, or scheduled again since.
             guard entries[id]?.scheduled == due else { continue }
             entries[id]!.scheduled = nil
@@ -334,7 +348,11 @@ public struct BeaconMonitor {
     private mutating func sweepTrackers(at time: EventTime) {
         if let s = nextTrackerSweep, time < s { return }
         let keep = max(settings.rangeTimeout, settings.exitTimeout)
+        let before = trackers.count
         trackers = trackers.filter { time.seconds(since: $0.value.lastHeard) <= keep }
+        // A sweep's own time is not worth a write: a tracker it removes is older than
+        // `range_timeout`, so neither ranging nor the next advertisement would use it.
+        if trackers.count != before { modified = true }
         nextTrackerSweep = time.adding(seconds: keep)
     }
 
@@ -418,6 +436,7 @@ public struct BeaconMonitor {
         lastTime = s.lastTime
         changed.removeAll()
         removed.removeAll()
+        modified = false
     }
 
     /// A snapshot of `id`'s state (`beacon.state`).

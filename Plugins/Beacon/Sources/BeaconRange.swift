@@ -36,6 +36,8 @@ public struct BeaconRange: Payload, Equatable {
     /// The condition's id.
     public var beacon: String
     public var monitor: String
+    /// The scanning device (`per_device: true`), as in `BeaconEventBody.device`.
+    public var device: String?
     public var beacons: [Entry]
     public var properties: [String: JSONValue]
 
@@ -50,6 +52,7 @@ public struct BeaconRange: Payload, Equatable {
         w.beginObject()
         w.key("beacon"); w.string(beacon)
         w.key("monitor"); w.string(monitor)
+        w.field("device", device)
         w.key("beacons"); w.beginArray()
         for e in beacons {
             w.beginObject()
@@ -88,5 +91,6 @@ public struct BeaconRange: Payload, Equatable {
         var properties: [String: JSONValue] = [:]
         if case .object(let p)? = v["properties"] { properties = p }
         self.init(beacon: beacon, monitor: monitor, beacons: entries, properties: properties)
+        device = v["device"]?.stringValue
     }
 }

@@ -4,7 +4,7 @@ import LocusCore
 extension BeaconService {
     public mutating func handle(command: String, arguments: JSONValue, output: inout ServiceOutput) throws -> JSONValue {
         loadIfNeeded()
-        guard case .object(let args) = arguments else { throw ServiceCommandError("arguments must be an object") }
+        guard case .object(var args) = arguments else { throw ServiceCommandError("arguments must be an object") }
         switch command {
         case "beacon.add":
             if args["origin"] != nil { throw ServiceCommandError("beacon not added: origin is not an argument (conditions added here are runtime ones)") }
@@ -18,22 +18,21 @@ extension BeaconService {
                 throw ServiceCommandError("beacon condition '\(condition.id)' is defined in config (conditions:); change it there")
             }
             // The runtime commits the change with the command's events before it replies.
-            monitor.put(condition)
-            runtimeDefinitions[condition.id] = condition.definition
-            _ = monitor.takeChanges()
-            emitSnapshot(condition.id, output: &output)
-            return try record(condition.id)
+            putRuntime(condition)
+            // Per device there is no one state to show: `beacon record id=… device=…` shows one.
+            if !perDevice { emitSnapshot(condition.id, device: "", output: &output) }
+            return try record(condition.id, device: "")
         case "beacon.remove":
             let cid = try Self.id(args)
             guard let existing = monitor.condition(cid) else { throw ServiceCommandError("no beacon condition '\(cid)'; see locus ctl beacon list") }
             guard existing.origin == .runtime else {
                 throw ServiceCommandError("beacon condition '\(cid)' is defined in config (conditions:); remove it there")
             }
-            monitor.remove(cid)
-            runtimeDefinitions[cid] = nil
-            _ = monitor.takeChanges()
+            removeRuntime(cid)
             return .object(["removed": .string(cid)])
         case "beacon.list":
+            let device = try commandDevice(&args, required: false)
+            let perDeviceSummary = perDevice && device.isEmpty
             var filter: BeaconState?
             if let raw = args["state"] {
                 guard let text = raw.stringValue, let s = BeaconState(rawValue: text) else {
@@ -47,24 +46,35 @@ extension BeaconService {
                 limit = Int(n)
             }
             if let k = Set(args.keys).subtracting(["state", "limit"]).sorted().first {
-                throw ServiceCommandError("unknown argument '\(k)'; beacon list takes state and limit")
+                throw ServiceCommandError("unknown argument '\(k)'; beacon list takes state and limit\(perDevice ? " (and device)" : "")")
             }
+            if perDeviceSummary && filter != nil {
+                throw ServiceCommandError("'\(id)' keeps one state per device: state= needs device=…")
+            }
+            let shown = try monitor(of: device)
+            // Per device without device=: each condition with the number of devices satisfying it.
+            let satisfying = perDeviceSummary ? satisfiedCounts() : [:]
             var items: [JSONValue] = []
             var matched = 0
-            for cid in monitor.ids {
-                guard let r = monitor.record(cid), let c = monitor.condition(cid) else { continue }
+            for cid in shown.ids {
+                guard let r = shown.record(cid), let c = shown.condition(cid) else { continue }
                 if let filter, r.state != filter { continue }
                 matched += 1
                 if items.count < limit {
-                    items.append(.object(["id": .string(cid), "state": .string(r.state.rawValue), "origin": .string(c.origin.rawValue)]))
+                    var o: [String: JSONValue] = ["id": .string(cid), "origin": .string(c.origin.rawValue)]
+                    if perDeviceSummary { o["devices_satisfied"] = .number(Double(satisfying[cid] ?? 0)) } else { o["state"] = .string(r.state.rawValue) }
+                    items.append(.object(o))
                 }
             }
             return .object(["count": .number(Double(matched)), "conditions": .array(items), "truncated": .bool(matched > items.count)])
         case "beacon.record":
+            let device = try commandDevice(&args, required: true)
             let cid = try Self.id(args)
             guard monitor.condition(cid) != nil else { throw ServiceCommandError("no beacon condition '\(cid)'; see locus ctl beacon list") }
-            emitSnapshot(cid, output: &output)
-            return try record(cid)
+            emitSnapshot(cid, device: device, output: &output)
+            return try record(cid, device: device)
+        case "beacon.devices":
+            return try devicesReply(args)
         default:
             throw ServiceCommandError("beacon service does not answer '\(command)'")
         }
@@ -89,16 +99,27 @@ extension BeaconService {
     /// received, or the wall clock before any.
     var commandTime: EventTime { lastMessageTime ?? EventTime(seconds: Date().timeIntervalSince1970) }
 
-    func record(_ cid: String) throws -> JSONValue {
-        guard let c = monitor.condition(cid), let r = monitor.record(cid) else { throw ServiceCommandError("no beacon condition '\(cid)'") }
+    /// The reply of `beacon record` (and `add`): per device without a device, the definition only.
+    func record(_ cid: String, device: String) throws -> JSONValue {
+        let shown = try monitor(of: device)
+        guard let c = shown.condition(cid), let r = shown.record(cid) else { throw ServiceCommandError("no beacon condition '\(cid)'") }
         var o: [String: JSONValue] = ["definition": c.definition, "monitor": .string(id)]
+        if perDevice {
+            guard !device.isEmpty else {
+                o["devices"] = .number(Double(devices.count))
+                return .object(o)
+            }
+            o["device"] = .string(device)
+        }
         if case .object(let ro) = r.recordJSON { for (k, v) in ro { o[k] = v } }
         return .object(o)
     }
 
-    func emitSnapshot(_ cid: String, output: inout ServiceOutput) {
-        guard let body = monitor.snapshot(cid) else { return }
-        output.emit(BeaconStateSnapshot(body), topic: BeaconStateKind.topicPrefix + cid, time: commandTime)
+    func emitSnapshot(_ cid: String, device: String, output: inout ServiceOutput) {
+        guard let m = try? monitor(of: device), var body = m.snapshot(cid) else { return }
+        let suffix = perDevice ? "." + device : ""
+        if perDevice { body.device = device }
+        output.emit(BeaconStateSnapshot(body), topic: BeaconStateKind.topicPrefix + cid + suffix, time: commandTime)
     }
 
     static func id(_ args: [String: JSONValue]) throws -> String {

@@ -8,20 +8,36 @@ import Logging
 /// concrete identity that satisfied a wildcard (`BeaconMonitor`), `beacon.range` with smoothed
 /// distances, and state that survives restarts.
 ///
-/// State (`StatefulService`): the runtime keeps it and commits it with the events each batch or
-/// command caused (docs/writing-plugins.md, "State"): the conditions added at runtime and the
-/// monitor's whole memory — records, deadlines, ranging filters — so a restart, even `kill -9`,
-/// gives the output an uninterrupted run gives.
-public struct BeaconService: CommandableService, StatefulService {
+/// State (`KeyedStatefulService`): the runtime keeps it and commits the records a batch or a
+/// command changed with the events they caused (docs/writing-plugins.md, "State"): each
+/// condition added at runtime (`condition/<id>`), each device's monitor — records, deadlines,
+/// ranging filters — (`device/<device>`, `device/` with one device) and the time of the last
+/// message (`service`). So a restart, even `kill -9`, gives the output an uninterrupted run gives.
+///
+/// Per device (`per_device: true`, for a server fed by many scanners, such as gateways in a
+/// fleet): the conditions and commands are shared; each device (the advertisement topic's last
+/// segment, `obs.ble.<device>`) has its own monitor, from its first advertisement that matches a
+/// condition; events go to `beacon.<kind>.<id>.<device>` with `device` in the payload.
+public struct BeaconService: CommandableService, DeviceKeyedService, KeyedStatefulService {
     public let id: String
     public let configuration: BeaconConfiguration
     let logger: Logger
+    /// One device: its monitor. Per device: the conditions only, which a new device's monitor
+    /// starts as (it never receives a message).
     var monitor: BeaconMonitor
+    /// Per device: each device's monitor.
+    var devices: [String: BeaconMonitor] = [:]
+    public let perDevice: Bool
     /// Definitions of the conditions added at runtime, by id.
     var runtimeDefinitions: [String: JSONValue] = [:]
     var lastMessageTime: EventTime?
     private var loaded = false
     public private(set) var counters = Counters()
+    /// Records changed since the last `takeStateChanges`, besides the devices' monitors.
+    private var pendingRecords: [String: JSONValue?] = [:]
+    /// Devices whose monitor may have changed since the last `takeStateChanges`.
+    private var touched = Set<String>()
+    private var committedLastMessageTime: EventTime?
 
     public struct Counters: Sendable, Equatable {
         /// Advertisements with no beacon identity (not a beacon, or URL/TLM/EID frames, or undecodable blocks).
@@ -34,25 +50,14 @@ public struct BeaconService: CommandableService, StatefulService {
         public var decodedHere = 0
     }
 
-    /// What the runtime keeps.
-    public struct State: Codable, Equatable {
-        var runtime: [String: JSONValue] = [:]
-        var monitor: BeaconMonitor.Snapshot?
-        var lastMessageTime: EventTime?
-    }
-
     public var keepsState: Bool { configuration.persist }
-
-    public var state: State {
-        get { State(runtime: runtimeDefinitions, monitor: loaded ? monitor.snapshot : nil, lastMessageTime: lastMessageTime) }
-        set { restore(newValue) }
-    }
 
     public init(id: String, configuration: BeaconConfiguration, setup: PluginSetup? = nil,
                 logger: Logger = Logger(label: "locus.beacon")) throws {
         self.id = id
         self.configuration = configuration
         self.logger = logger
+        perDevice = setup?.perDevice ?? false
         monitor = BeaconMonitor(monitorID: id, settings: BeaconSettings(configuration))
         if let database = configuration.database {
             logger.warning("database is no longer used: the runtime keeps the beacon state in <state_directory>/services/<id>.sqlite; the old file is not read", metadata: [
@@ -68,12 +73,15 @@ public struct BeaconService: CommandableService, StatefulService {
     public var produces: [String] { ["beacon.enter.", "beacon.exit.", "beacon.range.", "beacon.state."] }
 
     public var commands: [ServiceCommand] {
-        [
+        let perDevice = self.perDevice ? [
+            ServiceCommand("beacon.devices", summary: "Devices seen, with the conditions each satisfies; limit=… (default 1000)."),
+        ] : []
+        return [
             ServiceCommand("beacon.add", summary: "Add (or replace a runtime) condition: id=… and uuid=… [major=… [minor=…]] | altbeacon=<hex prefix> | namespace=… [instance=…]; notify_on_entry, notify_on_exit, ranging, properties."),
             ServiceCommand("beacon.remove", summary: "Remove a condition added at runtime: id=…"),
             ServiceCommand("beacon.list", summary: "Condition ids with state and origin; state=… filters, limit=… (default 1000)."),
-            ServiceCommand("beacon.record", summary: "One condition's definition, state, refinement and beacons heard (id=…); also publishes beacon.state.<id>."),
-        ]
+            ServiceCommand("beacon.record", summary: "One condition's definition, state, refinement and beacons heard (id=…, and device=… per device); also publishes beacon.state.<id>."),
+        ] + perDevice
     }
 
     // MARK: - Messages
@@ -81,20 +89,67 @@ public struct BeaconService: CommandableService, StatefulService {
     public mutating func receive(_ message: BusMessage, output: inout ServiceOutput) throws {
         loadIfNeeded()
         lastMessageTime = message.time
-        let events: [BeaconMonitor.Event]
         if let ad = message.payload(BLEAdvertisement.self) {
-            if let o = observation(ad, at: message.time) {
-                events = monitor.receive(o)
-            } else {
-                events = monitor.tick(at: message.time)
+            let device = perDevice ? Self.device(of: message.topic) : ""
+            let o = observation(ad, at: message.time)
+            if let o, perDevice ? startDevice(device, for: o.identity) : true {
+                let events = withMonitor(device) { $0.receive(o) }
+                Self.emit(events, device: perDevice ? device : nil, at: message.time, to: &output)
+                return
             }
-        } else if message.payload(ClockTick.self) != nil {
-            events = monitor.tick(at: message.time)
-        } else {
+            // Per device, an advertisement moves only its own device's time: thousands of
+            // phones heard by a fleet's gateways must not each walk every device.
+            if perDevice {
+                guard devices[device] != nil else { return }
+                let events = withMonitor(device) { $0.tick(at: message.time) }
+                Self.emit(events, device: device, at: message.time, to: &output)
+                return
+            }
+        } else if message.payload(ClockTick.self) == nil {
             return
         }
-        _ = monitor.takeChanges()
-        for e in events { Self.emit(e, at: message.time, to: &output) }
+        // A tick (or, with one device, an advertisement that matches nothing): deadlines up to now.
+        for device in (perDevice ? devices.keys.sorted() : [""]) {
+            let events = withMonitor(device) { $0.tick(at: message.time) }
+            Self.emit(events, device: perDevice ? device : nil, at: message.time, to: &output)
+        }
+    }
+
+    /// The device a per-device message is for: its topic's last segment (`obs.ble.<device>`).
+    static func device(of topic: String) -> String {
+        guard let dot = topic.lastIndex(of: ".") else { return topic }
+        return String(topic[topic.index(after: dot)...])
+    }
+
+    /// Per device: makes sure `device` has a monitor when `identity` matches a condition;
+    /// false (nothing to do for it) otherwise.
+    private mutating func startDevice(_ device: String, for identity: BeaconIdentity) -> Bool {
+        if devices[device] != nil { return true }
+        guard !monitor.matching(identity).isEmpty else { return false }
+        devices[device] = monitor
+        return true
+    }
+
+    /// Runs `body` on `device`'s monitor in place (taken out of the table meanwhile, so that it
+    /// is not copied on write), and notes what changed for the next commit.
+    private mutating func withMonitor<R>(_ device: String, _ body: (inout BeaconMonitor) -> R) -> R {
+        if !perDevice {
+            let r = body(&monitor)
+            if monitor.takeModified() { touched.insert("") }
+            return r
+        }
+        var m = devices.removeValue(forKey: device) ?? monitor
+        let r = body(&m)
+        if m.takeModified() { touched.insert(device) }
+        devices[device] = m
+        return r
+    }
+
+    /// Every monitor: the one device's, or the conditions' and each device's.
+    mutating func forEachMonitor(_ body: (inout BeaconMonitor) -> Void) {
+        body(&monitor)
+        if monitor.takeModified() && !perDevice { touched.insert("") }
+        for device in devices.keys.sorted() { withMonitor(device, body) }
     }
 
     /// The advertisement as the monitor takes it, or nil (counted) when it cannot satisfy a condition.
@@ -121,15 +176,28 @@ public struct BeaconService: CommandableService, StatefulService {
         return BeaconObservation(identity: identity, rssi: ad.rssi, measuredPower: power, source: ad.source, time: time)
     }
 
-    static func emit(_ e: BeaconMonitor.Event, at time: EventTime, to output: inout ServiceOutput) {
-        switch e {
-        case .enter(let b): output.emit(BeaconEnter(b), topic: BeaconEnterKind.topicPrefix + b.beacon, time: time)
-        case .exit(let b): output.emit(BeaconExit(b), topic: BeaconExitKind.topicPrefix + b.beacon, time: time)
-        case .range(let r): output.emit(r, topic: "beacon.range." + r.beacon, time: time)
+    static func emit(_ events: [BeaconMonitor.Event], device: String?, at time: EventTime, to output: inout ServiceOutput) {
+        let suffix = device.map { "." + $0 } ?? ""
+        for e in events {
+            switch e {
+            case .enter(var b):
+                b.device = device
+                output.emit(BeaconEnter(b), topic: BeaconEnterKind.topicPrefix + b.beacon + suffix, time: time)
+            case .exit(var b):
+                b.device = device
+                output.emit(BeaconExit(b), topic: BeaconExitKind.topicPrefix + b.beacon + suffix, time: time)
+            case .range(var r):
+                r.device = device
+                output.emit(r, topic: "beacon.range." + r.beacon + suffix, time: time)
+            }
         }
     }
 
-    // MARK: - Start and restart
+    // MARK: - State
+
+    static func conditionKey(_ cid: String) -> String { "condition/" + cid }
+    static func deviceKey(_ device: String) -> String { "device/" + device }
+    static let serviceKey = "service"
 
     /// The config's conditions, on a start without committed state.
     mutating func loadIfNeeded() {
@@ -137,39 +205,101 @@ public struct BeaconService: CommandableService, StatefulService {
         loaded = true
         for c in configuration.conditions { monitor.put(c) }
         _ = monitor.takeChanges()
+        if !perDevice { touched.insert("") }
+        _ = monitor.takeModified()
     }
 
-    /// A fresh instance given the committed state: config conditions, the runtime ones (a
-    /// runtime condition whose id config now defines, or that no longer reads, is dropped and
-    /// logged), then the monitor's memory.
-    private mutating func restore(_ s: State) {
+    /// A condition added or replaced at runtime, in every monitor, and its record.
+    mutating func putRuntime(_ condition: BeaconCondition) {
+        forEachMonitor { $0.put(condition); _ = $0.takeChanges() }
+        runtimeDefinitions[condition.id] = condition.definition
+        pendingRecords[Self.conditionKey(condition.id)] = .some(condition.definition)
+    }
+
+    /// A runtime condition removed from every monitor, and its record deleted.
+    mutating func removeRuntime(_ cid: String) {
+        forEachMonitor { $0.remove(cid); _ = $0.takeChanges() }
+        runtimeDefinitions[cid] = nil
+        pendingRecords[Self.conditionKey(cid)] = .some(nil)
+    }
+
+    /// A fresh instance given the committed records: config conditions, the runtime ones (a
+    /// runtime condition whose id config now defines, or that no longer reads, is dropped,
+    /// deleted and logged), then each device's monitor. A switch between one device and
+    /// `per_device` drops the monitors of the other shape.
+    public mutating func restoreState(_ records: [String: [UInt8]]) throws {
         loaded = true
         let configured = configuration.conditions
         let configuredIDs = Set(configured.map(\.id))
         for c in configured { monitor.put(c) }
-        runtimeDefinitions = [:]
         var replacedByConfig: [String] = []
-        for (cid, definition) in s.runtime.sorted(by: { $0.key < $1.key }) {
-            if configuredIDs.contains(cid) {
-                replacedByConfig.append(cid)
-                continue
-            }
-            do {
-                let c = try BeaconCondition(definition: definition, origin: .runtime)
-                guard c.id == cid else { throw ServiceStateError("the definition's id is \"\(c.id)\"") }
-                monitor.put(c)
-                runtimeDefinitions[cid] = definition
-            } catch {
-                logger.error("a saved beacon condition cannot be read; dropped", metadata: ["condition": "\(cid)", "error": "\(error)"])
+        var snapshots: [String: BeaconMonitor.Snapshot] = [:]
+        for (key, bytes) in records.sorted(by: { $0.key < $1.key }) {
+            if key.hasPrefix("condition/") {
+                let cid = String(key.dropFirst("condition/".count))
+                if configuredIDs.contains(cid) {
+                    replacedByConfig.append(cid)
+                    pendingRecords[key] = .some(nil)
+                    continue
+                }
+                do {
+                    if Task.isCancelled { throw CancellationError() }
+                    let c = try BeaconCondition(definition: try JSONValue.read(bytes), origin: .runtime)
+                    guard c.id == cid else { throw ServiceStateError("the definition's id is \"\(c.id)\"") }
+                    monitor.put(c)
+                    runtimeDefinitions[cid] = c.definition
+                } catch let e as CancellationError {
+                    throw e
+                } catch {
+                    logger.error("a saved beacon condition cannot be read; dropped", metadata: ["condition": "\(cid)", "error": "\(error)"])
+                    pendingRecords[key] = .some(nil)
+                }
+            } else if key.hasPrefix("device/") {
+                let device = String(key.dropFirst("device/".count))
+                guard perDevice ? !device.isEmpty : device.isEmpty,
+                      let s = try? ServiceStateCoding.decode(BeaconMonitor.Snapshot.self, from: bytes) else {
+                    pendingRecords[key] = .some(nil)
+                    continue
+                }
+                snapshots[device] = s
+            } else if key == Self.serviceKey {
+                lastMessageTime = (try? JSONValue.read(bytes))?["last_message_time"]?.doubleValue.flatMap { EventTime(jsonMilliseconds: $0) }
+                committedLastMessageTime = lastMessageTime
+            } else {
+                pendingRecords[key] = .some(nil)
             }
         }
         if !replacedByConfig.isEmpty {
             logger.warning("config now defines ids that were added at runtime; the config's definitions are used", metadata: [
                 "conditions": "\(replacedByConfig.joined(separator: ","))"])
         }
-        if let m = s.monitor { monitor.restore(m) }
         _ = monitor.takeChanges()
-        lastMessageTime = s.lastMessageTime
-        logger.info("beacon state restored", metadata: ["conditions": "\(monitor.count)"])
+        _ = monitor.takeModified()
+        for (device, s) in snapshots {
+            if perDevice {
+                var m = monitor
+                m.restore(s)
+                devices[device] = m
+            } else {
+                monitor.restore(s)
+            }
+        }
+        logger.info("beacon state restored", metadata: ["conditions": "\(monitor.count)", "devices": "\(devices.count)"])
+    }
+
+    public mutating func takeStateChanges() throws -> [(key: String, value: [UInt8]?)] {
+        loadIfNeeded()
+        var out: [(key: String, value: [UInt8]?)] = pendingRecords.sorted { $0.key < $1.key }.map { ($0.key, $0.value?.encoded()) }
+        pendingRecords.removeAll(keepingCapacity: true)
+        for device in touched.sorted() {
+            guard let m = perDevice ? devices[device] : monitor else { continue }
+            out.append((Self.deviceKey(device), try ServiceStateCoding.encode(m.snapshot)))
+        }
+        touched.removeAll(keepingCapacity: true)
+        if lastMessageTime != committedLastMessageTime, let t = lastMessageTime {
+            committedLastMessageTime = t
+            out.append((Self.serviceKey, JSONValue.object(["last_message_time": .number(Double(t.milliseconds))]).encoded()))
+        }
+        return out
     }
 }

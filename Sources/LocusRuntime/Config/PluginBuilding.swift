@@ -31,7 +31,7 @@ struct PluginBuilder {
             if perDevice, case .service(let service) = built.instance, !(service is any DeviceKeyedService) {
                 if service is any CommandableService {
                     let error = ConfigError(file: file, line: entryPosition.line, column: entryPosition.column, message:
-                        "per_device is not available for \(subject) yet: its control commands and saved state are per service, not per device (per_device works for standard, significant-change, visits, region and services without commands)")
+                        "per_device is not available for \(subject) yet: its control commands and saved state are per service, not per device (per_device works for standard, significant-change, visits, region, beacon and services without commands)")
                     return .failure(ConfigErrors(errors: [error]))
                 }
                 return .success(.service(PerDeviceService(prototype: service)))

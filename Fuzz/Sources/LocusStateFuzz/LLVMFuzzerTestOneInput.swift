@@ -90,5 +90,6 @@ func restoreBeacon(_ records: inout [String: [UInt8]], perDevice: Bool) -> (ids:
         if change.value == nil, records[change.key] != nil { deleted.append(change.key) }
         records[change.key] = change.value
     }
-    return ((any as? BeaconService)?.monitor.ids ?? [], deleted.sorted())
+    let service = any as? BeaconService
+    return ((service?.conditionIDs ?? []) + (service?.deviceIDs ?? []).map { "device " + $0 }, deleted.sorted())
 }

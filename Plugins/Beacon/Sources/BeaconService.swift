@@ -52,6 +52,11 @@ public struct BeaconService: CommandableService, DeviceKeyedService, KeyedStatef
 
     public var keepsState: Bool { configuration.persist }
 
+    /// The ids of the conditions watched, sorted.
+    public var conditionIDs: [String] { monitor.ids }
+    /// Per device: the devices with a monitor, sorted.
+    public var deviceIDs: [String] { devices.keys.sorted() }
+
     public init(id: String, configuration: BeaconConfiguration, setup: PluginSetup? = nil,
                 logger: Logger = Logger(label: "locus.beacon")) throws {
         self.id = id

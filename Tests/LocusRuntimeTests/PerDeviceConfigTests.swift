@@ -33,16 +33,16 @@ struct PerDeviceConfigTests {
         #expect(s.produces.contains("location.update.here."))
     }
 
-    @Test func theRegionServiceKeysItsStateByDeviceItself() throws {
-        let c = try load(Self.source + "services: [{type: region, id: fences, persist: false, per_device: true}]\n").get()
-        let service = try #require(c.plugins.first { $0.id == "fences" })
-        guard case .service(let s) = service.instance else { Issue.record("not a service"); return }
-        #expect(!(s is PerDeviceService) && s is any DeviceKeyedService && s is any CommandableService)
+    @Test func theRegionAndBeaconServicesKeyTheirStateByDeviceThemselves() throws {
+        for (type, id) in [("region", "fences"), ("beacon", "near")] {
+            let c = try load(Self.source + "services: [{type: \(type), id: \(id), persist: false, per_device: true}]\n").get()
+            let service = try #require(c.plugins.first { $0.id == id })
+            guard case .service(let s) = service.instance else { Issue.record("not a service"); return }
+            #expect(!(s is PerDeviceService) && s is any DeviceKeyedService && s is any CommandableService, "\(type)")
+        }
     }
 
     @Test func refusedWhereItCannotWork() {
-        let beacon = messages(Self.source + "services: [{type: beacon, id: near, persist: false, per_device: true}]\n")
-        #expect(beacon.count == 1 && beacon[0].hasPrefix("2: per_device is not available for beacon service 'near'"), "\(beacon)")
         let onSource = messages("sources: [{type: mqtt, id: phones, per_device: true}]\n")
         #expect(onSource.count == 1 && onSource[0].contains("per_device"), "\(onSource)")
         let notBool = messages(Self.source + "services: [{type: standard, id: here, per_device: maybe}]\n")

@@ -122,6 +122,7 @@ let package = Package(
         ),
         .executableTarget(name: "locus", dependencies: ["LocusDaemon"]),
         .target(name: "LocusRegions", dependencies: ["LocusCore"]),
+        .target(name: "LocusConditions", dependencies: ["LocusCore", .product(name: "Logging", package: "swift-log")]),
         .target(name: "LocusWebRequests", dependencies: ["LocusCore"]),
         .target(name: "LocusBLE", dependencies: ["LocusCore"]),
         .target(name: "LocusStore", dependencies: ["LocusCore", .product(name: "GRDB", package: "GRDB.swift")]),
@@ -133,6 +134,7 @@ let package = Package(
         ),
         .testTarget(name: "LocusCoreTests", dependencies: ["LocusCore"]),
         .testTarget(name: "LocusRegionsTests", dependencies: ["LocusRegions", "LocusCore"]),
+        .testTarget(name: "LocusConditionsTests", dependencies: ["LocusConditions", "LocusCore", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "LocusBLETests", dependencies: ["LocusBLE", "LocusCore"], resources: [.copy("Fixtures")]),
         .testTarget(name: "LocusStoreTests", dependencies: ["LocusStore", "LocusCore"]),
         // The process LocusStoreTests' crash test SIGKILLs (it finds it next to the test bundle).

@@ -35,7 +35,8 @@ struct PerDeviceConfigTests {
 
     @Test func theRegionAndBeaconServicesKeyTheirStateByDeviceThemselves() throws {
         for (type, id) in [("region", "fences"), ("beacon", "near")] {
-            let c = try load(Self.source + "services: [{type: \(type), id: \(id), persist: false, per_device: true}]\n").get()
+            let c = try load("hub: {external_topics: [obs.ble.]}\n" + Self.source
+                             + "services: [{type: \(type), id: \(id), persist: false, per_device: true}]\n").get()
             let service = try #require(c.plugins.first { $0.id == id })
             guard case .service(let s) = service.instance else { Issue.record("not a service"); return }
             #expect(!(s is PerDeviceService) && s is any DeviceKeyedService && s is any CommandableService, "\(type)")

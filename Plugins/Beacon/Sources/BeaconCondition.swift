@@ -1,13 +1,8 @@
+import LocusConditions
 import LocusCore
 
-/// Where a beacon condition was defined. Config wins for its own ids at start; only runtime
-/// conditions can be removed with `locus ctl beacon remove`.
-public enum BeaconConditionOrigin: String, Sendable, Equatable {
-    /// Under `conditions:` in config.yaml.
-    case config
-    /// Added with `locus ctl beacon add`; kept in the service's database.
-    case runtime
-}
+/// Where a beacon condition was defined: config or runtime (`ConditionOrigin`; beacons have no file).
+public typealias BeaconConditionOrigin = ConditionOrigin
 
 /// A definition the service refuses, with the reason (for `locus check` and `locus ctl`).
 public struct BeaconConditionError: Error, Sendable, CustomStringConvertible, Equatable {
@@ -17,7 +12,7 @@ public struct BeaconConditionError: Error, Sendable, CustomStringConvertible, Eq
 
 /// One monitored beacon condition, like Core Location's `BeaconIdentityCondition`: which
 /// identities satisfy it (with wildcards), what to report, and user properties echoed in events.
-public struct BeaconCondition: Sendable, Equatable {
+public struct BeaconCondition: Sendable, Equatable, MonitoredCondition {
     /// What identities satisfy the condition. Absent fields are wildcards.
     public enum Match: Sendable, Equatable {
         /// iBeacon proximity UUID, optionally narrowed to one major, and then one minor.
@@ -65,6 +60,9 @@ public struct BeaconCondition: Sendable, Equatable {
     public var ranging: Bool
     public var properties: [String: JSONValue]
     public var origin: BeaconConditionOrigin
+    /// Beacon conditions publish no dwell event (yet): the machine they share with regions
+    /// (`ConditionRecording`) has one, configured by this.
+    public var dwell: Double? { nil }
 
     /// Every key a definition may have, in config and `beacon add`.
     /// The keys of a condition, in the order the docs give them.

@@ -1,3 +1,4 @@
+import LocusConditions
 /// Finds the conditions an identity satisfies without testing every condition: iBeacon
 /// conditions by UUID, Eddystone ones by namespace, AltBeacon prefixes by their length; and a
 /// cache of the answer per identity, since a few hundred beacons repeat many times a second.

@@ -1,4 +1,5 @@
 import Foundation
+import LocusConditions
 import LocusCore
 
 /// Options of the `beacon` service. Durations in seconds of event time, distances in metres,

@@ -1,3 +1,4 @@
+import LocusConditions
 import LocusCore
 
 /// What `beacon.enter`, `beacon.exit` and `beacon.state` carry; they differ only in their type.

@@ -1,3 +1,4 @@
+import LocusConditions
 import LocusCore
 
 /// The decoded identity of one beacon: what conditions match on. Never the MAC address — a

@@ -1,3 +1,4 @@
+import LocusConditions
 import LocusCore
 
 /// The settings of one monitor (see `BeaconConfiguration`).
@@ -111,6 +112,9 @@ public struct BeaconMonitor {
     /// Something `snapshot` holds changed since the last `takeModified()`, besides `lastTime`
     /// and the time of the next tracker sweep (neither changes what the monitor publishes).
     private var modified = false
+
+    /// The first word of the event types (`beacon.enter`).
+    static let eventPrefix = "beacon"
 
     /// `lastHeard` of a satisfied condition is stored at least this often (seconds of event
     /// time), so a restart does not count its exit timeout from a stale time.
@@ -226,14 +230,12 @@ public struct BeaconMonitor {
             return (nil, changed)
         }
         let previous = e.record.state
-        e.record.state = .satisfied
-        e.record.since = o.time
+        let kind = e.record.decide(.satisfied, since: o.time, at: o.time, notifyOnEntry: e.condition.notifyOnEntry,
+                                   notifyOnExit: e.condition.notifyOnExit, prefix: Self.eventPrefix)
         e.record.beacons = [o.identity]
         e.start = nil
         e.nextRange = e.condition.ranging ? o.time.adding(seconds: rangeInterval) : nil
-        guard e.condition.notifyOnEntry else { return (.some(nil), true) }
-        e.record.lastEventType = BeaconEnterKind.eventType
-        e.record.lastEventTime = o.time
+        guard kind == .enter else { return (.some(nil), true) }
         var b = body(e.condition, e.record, previous: previous, monitorID: monitorID)
         b.source = o.source
         b.rssi = o.rssi
@@ -294,19 +296,18 @@ public struct BeaconMonitor {
             guard let start = e.start else { return nil }
             let deadline = start.adding(seconds: settings.exitTimeout)
             guard time >= deadline else { return deadline }
-            entries[id]!.record.state = .unsatisfied
-            entries[id]!.record.since = deadline
+            let c = e.condition
+            // Unknown to unsatisfied is silent (the shared machine's rule).
+            _ = entries[id]!.record.decide(.unsatisfied, since: deadline, at: time, notifyOnEntry: c.notifyOnEntry,
+                                           notifyOnExit: c.notifyOnExit, prefix: Self.eventPrefix)
             changed.insert(id)
             return nil
         case .satisfied:
             let deadline = (e.record.lastHeard ?? time).adding(seconds: settings.exitTimeout)
             if time >= deadline {
                 var r = e.record
-                r.state = .unsatisfied
-                r.since = deadline
-                if e.condition.notifyOnExit {
-                    r.lastEventType = BeaconExitKind.eventType
-                    r.lastEventTime = time
+                if r.decide(.unsatisfied, since: deadline, at: time, notifyOnEntry: e.condition.notifyOnEntry,
+                            notifyOnExit: e.condition.notifyOnExit, prefix: Self.eventPrefix) == .exit {
                     events.append(.exit(Self.body(e.condition, r, previous: .satisfied, monitorID: monitorID)))
                 }
                 r.beacons = []

@@ -1,3 +1,4 @@
+import LocusConditions
 import LocusCore
 
 /// Registration of the `beacon` service.

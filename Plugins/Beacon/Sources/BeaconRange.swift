@@ -1,3 +1,4 @@
+import LocusConditions
 import LocusCore
 
 /// Ranging: the matching beacons heard lately, nearest first (`beacon.range.<id>`), every

@@ -1,9 +1,14 @@
+import LocusConditions
 import LocusCore
 
 /// What the service remembers about one condition between advertisements and across restarts.
 /// Ranging filters are not part of it: they converge again within seconds of a restart.
-public struct BeaconRecord: Sendable, Equatable {
+public struct BeaconRecord: Sendable, Equatable, ConditionRecording {
     public var state: BeaconState = .unknown
+    /// Never set for beacons (no `assuming` yet); part of the shared machine.
+    public var assumed = false
+    /// Never set for beacons (no dwell yet); part of the shared machine.
+    public var dwellPublished = false
     /// When the current state began (see `BeaconEventBody.since`).
     public var since: EventTime?
     /// When a matching beacon was last heard.
@@ -25,6 +30,8 @@ public struct BeaconRecord: Sendable, Equatable {
 
     var json: JSONValue {
         var o: [String: JSONValue] = ["state": .string(state.rawValue), "fingerprint": .string(fingerprint)]
+        if assumed { o["assumed"] = .bool(true) }
+        if dwellPublished { o["dwell_published"] = .bool(true) }
         if let since { o["since"] = .number(Double(since.milliseconds)) }
         if let lastHeard { o["last_heard"] = .number(Double(lastHeard.milliseconds)) }
         if let refinement { o["refinement"] = refinement.json }
@@ -40,6 +47,8 @@ public struct BeaconRecord: Sendable, Equatable {
         func time(_ key: String) -> EventTime? { json[key]?.doubleValue.flatMap { EventTime(jsonMilliseconds: $0) } }
         self.fingerprint = fingerprint
         self.state = state
+        if case .bool(true)? = json["assumed"] { assumed = true }
+        if case .bool(true)? = json["dwell_published"] { dwellPublished = true }
         since = time("since")
         lastHeard = time("last_heard")
         refinement = json["refinement"].flatMap(BeaconIdentity.init(json:))

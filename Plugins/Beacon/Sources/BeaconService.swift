@@ -1,5 +1,6 @@
 import Foundation
 import LocusBLE
+import LocusConditions
 import LocusCore
 import Logging
 
@@ -200,7 +201,7 @@ public struct BeaconService: CommandableService, DeviceKeyedService, KeyedStatef
 
     // MARK: - State
 
-    static func conditionKey(_ cid: String) -> String { "condition/" + cid }
+    static func conditionKey(_ cid: String) -> String { RuntimeConditions.key(cid) }
     static func deviceKey(_ device: String) -> String { "device/" + device }
     static let serviceKey = "service"
 
@@ -237,28 +238,18 @@ public struct BeaconService: CommandableService, DeviceKeyedService, KeyedStatef
         let configured = configuration.conditions
         let configuredIDs = Set(configured.map(\.id))
         for c in configured { monitor.put(c) }
-        var replacedByConfig: [String] = []
+        let runtime = try RuntimeConditions.restore(records, configuredIDs: configuredIDs, kind: "beacon", logger: logger) {
+            try BeaconCondition(definition: $0, origin: .runtime)
+        }
+        for c in runtime.kept {
+            monitor.put(c)
+            runtimeDefinitions[c.id] = c.definition
+        }
+        for key in runtime.deleted { pendingRecords[key] = .some(nil) }
         var snapshots: [String: BeaconMonitor.Snapshot] = [:]
         for (key, bytes) in records.sorted(by: { $0.key < $1.key }) {
-            if key.hasPrefix("condition/") {
-                let cid = String(key.dropFirst("condition/".count))
-                if configuredIDs.contains(cid) {
-                    replacedByConfig.append(cid)
-                    pendingRecords[key] = .some(nil)
-                    continue
-                }
-                do {
-                    if Task.isCancelled { throw CancellationError() }
-                    let c = try BeaconCondition(definition: try JSONValue.read(bytes), origin: .runtime)
-                    guard c.id == cid else { throw ServiceStateError("the definition's id is \"\(c.id)\"") }
-                    monitor.put(c)
-                    runtimeDefinitions[cid] = c.definition
-                } catch let e as CancellationError {
-                    throw e
-                } catch {
-                    logger.error("a saved beacon condition cannot be read; dropped", metadata: ["condition": "\(cid)", "error": "\(error)"])
-                    pendingRecords[key] = .some(nil)
-                }
+            if key.hasPrefix(RuntimeConditions.keyPrefix) {
+                continue
             } else if key.hasPrefix("device/") {
                 let device = String(key.dropFirst("device/".count))
                 guard perDevice ? !device.isEmpty : device.isEmpty,
@@ -273,10 +264,6 @@ public struct BeaconService: CommandableService, DeviceKeyedService, KeyedStatef
             } else {
                 pendingRecords[key] = .some(nil)
             }
-        }
-        if !replacedByConfig.isEmpty {
-            logger.warning("config now defines ids that were added at runtime; the config's definitions are used", metadata: [
-                "conditions": "\(replacedByConfig.joined(separator: ","))"])
         }
         _ = monitor.takeChanges()
         _ = monitor.takeModified()

@@ -1,9 +1,5 @@
-/// A condition's state, as `CLMonitor.Event.State`.
-public enum BeaconState: String, Sendable, Equatable {
-    /// Not decided yet: no matching beacon heard, and `exit_timeout` has not passed since monitoring began.
-    case unknown
-    /// A matching beacon was heard within `exit_timeout`.
-    case satisfied
-    /// None heard for `exit_timeout`.
-    case unsatisfied
-}
+import LocusConditions
+
+/// A beacon condition's state: the one state machine of every condition (`ConditionState`), a
+/// matching beacon heard within `exit_timeout` (`satisfied`) or not (`unsatisfied`).
+public typealias BeaconState = ConditionState

@@ -1,3 +1,4 @@
+import LocusConditions
 import LocusCore
 
 /// A min-heap of (time, condition id): when each active condition next needs a look (its exit

@@ -1,3 +1,4 @@
+import LocusConditions
 import Foundation
 
 /// Core Location's proximity bands (`CLProximity`): immediate, near, far, unknown.

@@ -1,3 +1,4 @@
+import LocusConditions
 import Foundation
 
 /// Smooths one beacon's RSSI: a one-dimensional Kalman filter with a random-walk model (the

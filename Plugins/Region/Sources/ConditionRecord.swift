@@ -1,7 +1,8 @@
+import LocusConditions
 import LocusCore
 
 /// What the service remembers about one condition between fixes and across restarts.
-public struct ConditionRecord: Sendable, Equatable {
+public struct ConditionRecord: Sendable, Equatable, ConditionRecording {
     public var state: RegionState = .unknown
     /// `state` was given by `assuming` and no fix has confirmed it yet.
     public var assumed = false

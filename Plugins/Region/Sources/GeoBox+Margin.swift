@@ -1,3 +1,4 @@
+import LocusConditions
 import Foundation
 import LocusRegions
 

@@ -1,3 +1,4 @@
+import LocusConditions
 import LocusCore
 
 extension RegionCondition {

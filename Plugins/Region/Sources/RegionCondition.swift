@@ -1,20 +1,10 @@
+import LocusConditions
 import LocusCore
 import LocusRegions
 
-/// Where a condition was defined. Config wins for its own ids at start; only runtime
-/// conditions can be removed with `locus ctl region remove`.
-public enum ConditionOrigin: String, Sendable, Equatable {
-    /// Inline under `regions:` in config.yaml.
-    case config
-    /// A feature of the GeoJSON `file:`.
-    case file
-    /// Added with `locus ctl region add`; kept in the service's database.
-    case runtime
-}
-
 /// One monitored region, like a `CLMonitor` condition: a shape, what to report, and the
 /// user's properties echoed in every event.
-public struct RegionCondition: Sendable, Equatable {
+public struct RegionCondition: Sendable, Equatable, MonitoredCondition {
     /// Lower-case topic segment: events go to `region.enter.<id>` and so on.
     public var id: String
     /// The GeoJSON geometry as defined (a `Point` for circles), kept for records and the database.

@@ -1,3 +1,4 @@
+import LocusConditions
 import LocusCore
 
 /// A condition's definition on the bus (`region.condition.<id>`), with `publish_conditions`:

@@ -1,3 +1,4 @@
+import LocusConditions
 import LocusCore
 
 /// What a region monitor knows about one device: its records, which of them every fix must

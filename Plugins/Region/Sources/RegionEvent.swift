@@ -1,3 +1,4 @@
+import LocusConditions
 import LocusCore
 
 /// What every region event carries: `region.enter`, `region.exit`, `region.dwell` and

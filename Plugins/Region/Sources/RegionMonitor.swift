@@ -1,4 +1,5 @@
 import Foundation
+import LocusConditions
 import LocusCore
 import LocusRegions
 
@@ -185,10 +186,7 @@ public struct RegionMonitor {
         removedConditions.remove(id)
         if !sameShape { putConditions.insert(id) }
         var fresh = ConditionRecord(fingerprint: condition.fingerprint)
-        if let assuming, assuming != .unknown {
-            fresh.state = assuming
-            fresh.assumed = true
-        }
+        fresh.assume(assuming)
         let perDevice = self.perDevice
         for key in Array(devices.keys) {
             let changed = withDevice(key) { d in
@@ -331,69 +329,52 @@ public struct RegionMonitor {
         return events
     }
 
+    /// The first word of the event types (`region.enter`).
+    static let eventPrefix = "region"
+
+    /// A fix decided `side` (or nothing: `unknown`). An undecided or assumed state takes it at
+    /// once; a decided one needs a run of deciding fixes on the new side lasting `min_duration`
+    /// (the hysteresis, region's own part); the change itself is the shared condition machine's
+    /// (`ConditionRecording.decide`).
     private func decide(_ entry: inout Entry, side: RegionState, signed: Double, fix: RegionFix,
                         lastFixTime: EventTime?) -> Event? {
         var r = entry.record
         defer { entry.record = r }
         guard side != .unknown else { return nil }
+        let since: EventTime
         if r.state == .unknown || r.assumed {
-            let previous = r.state
-            r.assumed = false
             r.runStart = nil
             r.runOrigin = nil
-            guard side != previous else { return nil }
-            r.state = side
-            r.since = fix.time
-            r.dwellPublished = false
-            // Leaving unknown for outside is silent: a device starts outside almost all of its
-            // regions. Correcting a wrong assumption is a real change and is published.
-            if previous == .unknown && side == .unsatisfied { return nil }
-            return transition(&r, entry.condition, to: side, from: previous, since: fix.time, signed: signed, fix: fix,
-                              afterRestart: false)
-        }
-        if side == r.state {
+            since = fix.time
+        } else if side == r.state {
             r.runStart = nil
             r.runOrigin = nil
             return nil
+        } else {
+            if r.runStart == nil {
+                r.runStart = fix.time
+                r.runOrigin = lastFixTime ?? fix.time
+            }
+            guard fix.time.seconds(since: r.runOrigin!) >= hysteresis.minDuration else { return nil }
+            since = r.runStart!
+            r.runStart = nil
+            r.runOrigin = nil
         }
-        if r.runStart == nil {
-            r.runStart = fix.time
-            r.runOrigin = lastFixTime ?? fix.time
-        }
-        guard fix.time.seconds(since: r.runOrigin!) >= hysteresis.minDuration else { return nil }
-        let since = r.runStart!
+        let previous = r.state
+        let c = entry.condition
+        guard let kind = r.decide(side, since: since, at: fix.time, notifyOnEntry: c.notifyOnEntry,
+                                  notifyOnExit: c.notifyOnExit, prefix: Self.eventPrefix) else { return nil }
         // `detected_after_restart` is always false now: the runtime restores the state exactly,
         // so a restart is invisible here, and a replay gives the same events however often Locus
         // was restarted. (A run confirmed by its first fix after a gap says so by `since`
         // equal to `fix_time`.)
-        let restarted = false
-        let previous = r.state
-        r.state = side
-        r.since = since
-        r.runStart = nil
-        r.runOrigin = nil
-        r.dwellPublished = false
-        return transition(&r, entry.condition, to: side, from: previous, since: since, signed: signed, fix: fix,
-                          afterRestart: restarted)
-    }
-
-    private func transition(_ r: inout ConditionRecord, _ c: RegionCondition, to side: RegionState, from previous: RegionState,
-                            since: EventTime, signed: Double, fix: RegionFix, afterRestart: Bool) -> Event? {
-        let kind: EventKind = side == .satisfied ? .enter : .exit
-        guard side == .satisfied ? c.notifyOnEntry : c.notifyOnExit else { return nil }
-        r.lastEventType = kind.rawValue
-        r.lastEventTime = fix.time
-        return Event(kind: kind, body: body(c, state: side, previous: previous, fix: fix, signed: signed, since: since,
-                                            afterRestart: afterRestart))
+        return Event(kind: kind == .enter ? .enter : .exit,
+                     body: body(c, state: side, previous: previous, fix: fix, signed: signed, since: since, afterRestart: false))
     }
 
     private func dwellEvent(_ entry: inout Entry, at time: EventTime, fix: RegionFix?, signed: Double?) -> Event? {
-        guard let dwell = entry.condition.dwell, entry.record.state == .satisfied, !entry.record.assumed,
-              !entry.record.dwellPublished, let since = entry.record.since,
-              time.seconds(since: since) >= dwell else { return nil }
-        entry.record.dwellPublished = true
-        entry.record.lastEventType = EventKind.dwell.rawValue
-        entry.record.lastEventTime = time
+        guard entry.record.dwellDue(at: time, dwell: entry.condition.dwell, prefix: Self.eventPrefix),
+              let since = entry.record.since else { return nil }
         var b = body(entry.condition, state: .satisfied, previous: .satisfied, fix: fix, signed: signed, since: since,
                      afterRestart: false)
         b.dwell = time.seconds(since: since)

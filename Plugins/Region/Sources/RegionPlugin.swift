@@ -1,6 +1,6 @@
+import LocusConditions
 import LocusCore
 import LocusRegions
-import LocusStore
 
 /// Registration of the `region` service.
 public enum RegionPlugin {

@@ -1,4 +1,5 @@
 import Foundation
+import LocusConditions
 import LocusCore
 import LocusRegions
 

@@ -1,3 +1,4 @@
+import LocusConditions
 import LocusCore
 
 /// One state per device (`per_device: true`): the commands that name a device.

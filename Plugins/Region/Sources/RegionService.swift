@@ -1,4 +1,5 @@
 import Foundation
+import LocusConditions
 import LocusCore
 import LocusRegions
 import Logging
@@ -204,7 +205,7 @@ public struct RegionService: CommandableService, DeviceKeyedService, KeyedStatef
 
     // MARK: - State
 
-    static func conditionKey(_ rid: String) -> String { "condition/" + rid }
+    static func conditionKey(_ rid: String) -> String { RuntimeConditions.key(rid) }
     static func fenceKey(_ rid: String) -> String { "fence/" + rid }
     static func recordKey(device: String, _ rid: String) -> String { "record/" + device + "." + rid }
     static func deviceKey(_ device: String) -> String { "device/" + device }
@@ -246,7 +247,6 @@ public struct RegionService: CommandableService, DeviceKeyedService, KeyedStatef
     }
 
     public mutating func restoreState(_ records: [String: [UInt8]]) throws {
-        var runtime: [String: JSONValue] = [:]
         var stored: [String: JSONValue] = [:]
         var byDevice: [String: [String: ConditionRecord]] = [:]
         var recordKeys: [String: [String: String]] = [:]
@@ -257,8 +257,8 @@ public struct RegionService: CommandableService, DeviceKeyedService, KeyedStatef
                 pendingRecords[key] = .some(nil)
                 continue
             }
-            if key.hasPrefix("condition/") {
-                runtime[String(key.dropFirst("condition/".count))] = value
+            if key.hasPrefix(RuntimeConditions.keyPrefix) {
+                continue  // below, once config and file are in the monitor
             } else if key.hasPrefix("fence/") {
                 stored[String(key.dropFirst("fence/".count))] = value
             } else if key.hasPrefix("record/") {
@@ -281,31 +281,11 @@ public struct RegionService: CommandableService, DeviceKeyedService, KeyedStatef
         let configured = configuration.regions + fileConditions
         let configuredIDs = Set(configured.map(\.id))
         for c in configured { monitor.put(c) }
-        var replacedByConfig: [String] = []
-        for (rid, definition) in runtime.sorted(by: { $0.key < $1.key }) {
-            if configuredIDs.contains(rid) {
-                replacedByConfig.append(rid)
-                pendingRecords[Self.conditionKey(rid)] = .some(nil)
-                continue
-            }
-            do {
-                // Many large polygons take a while: a stop asked meanwhile is not kept waiting.
-                if Task.isCancelled { throw CancellationError() }
-                let c = try RegionCondition(definition: definition, origin: .runtime)
-                // A record names its condition by its key: one that says otherwise is damage.
-                guard c.id == rid else { throw ServiceStateError("the definition's id is \"\(c.id)\"") }
-                monitor.put(c)
-            } catch let e as CancellationError {
-                throw e
-            } catch {
-                logger.error("a saved region cannot be read; dropped", metadata: ["region": "\(rid)", "error": "\(error)"])
-                pendingRecords[Self.conditionKey(rid)] = .some(nil)
-            }
+        let runtime = try RuntimeConditions.restore(records, configuredIDs: configuredIDs, kind: "region", logger: logger) {
+            try RegionCondition(definition: $0, origin: .runtime)
         }
-        if !replacedByConfig.isEmpty {
-            logger.warning("config now defines ids that were added at runtime; the config's definitions are used", metadata: [
-                "regions": "\(replacedByConfig.joined(separator: ","))"])
-        }
+        for c in runtime.kept { monitor.put(c) }
+        for key in runtime.deleted { pendingRecords[key] = .some(nil) }
         // Fences new to every device: not committed before, or committed with another shape.
         let newConditions = Set(monitor.ids.filter { stored[$0]?["fingerprint"]?.stringValue != monitor.condition($0)?.fingerprint })
         _ = monitor.takeChanges()

@@ -1,18 +1,5 @@
-/// A condition's state, as `CLMonitor.Event.State`.
-public enum RegionState: String, Sendable, Equatable, Codable {
-    /// No usable fix has decided it yet (and no `assuming` was given).
-    case unknown
-    /// Inside.
-    case satisfied
-    /// Outside.
-    case unsatisfied
+import LocusConditions
 
-    /// The opposite decided state.
-    var opposite: RegionState {
-        switch self {
-        case .satisfied: .unsatisfied
-        case .unsatisfied: .satisfied
-        case .unknown: .unknown
-        }
-    }
-}
+/// A region's state: the one state machine of every condition (`ConditionState`), inside
+/// (`satisfied`) or outside (`unsatisfied`).
+public typealias RegionState = ConditionState

@@ -14,6 +14,7 @@
 #
 # usage: bench/mqtt-fleet-bench.sh [DEVICES] [SECONDS] [RATE...]   (default 10000 30 1)
 # env:   SCRATCH=.build-bench  SERVICE=standard|region
+#        LOCUS_BIN=path: run that binary instead of building one (before/after comparisons)
 set -euo pipefail
 DEVICES=${1:-10000}
 SECONDS_=${2:-30}
@@ -22,9 +23,14 @@ RATES=("${@:-1}")
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 SCRATCH=${SCRATCH:-.build-bench}
 cd "$ROOT"
-echo "== building locus (release, scratch $SCRATCH)"
-swift build --scratch-path "$SCRATCH" -c release --product locus 2>&1 | tail -1
-LOCUS="$(swift build --scratch-path "$SCRATCH" -c release --show-bin-path)/locus"
+if [ -n "${LOCUS_BIN:-}" ]; then
+    LOCUS=$LOCUS_BIN
+    echo "== locus: $LOCUS"
+else
+    echo "== building locus (release, scratch $SCRATCH)"
+    swift build --scratch-path "$SCRATCH" -c release --product locus 2>&1 | tail -1
+    LOCUS="$(swift build --scratch-path "$SCRATCH" -c release --show-bin-path)/locus"
+fi
 WORK=$(mktemp -d /tmp/locus-fleet-bench.XXXXXX)
 chmod 700 "$WORK"
 gcc -O2 -o "$WORK/load" bench/mqtt_fleet_load.c -lmosquitto

@@ -11,6 +11,7 @@
 # usage: bench/journal-bench.sh [SENTENCES]     (default 1000000; needs ../shared/bench/gen_nmea.py)
 # env:   SCRATCH=.build-bench   SwiftPM scratch directory for the release build
 #        RUNS=3                 alternating runs of each
+#        LOCUS_BIN=path         run that locus instead of the one built (before/after comparisons)
 set -euo pipefail
 
 N=${1:-1000000}
@@ -28,7 +29,7 @@ echo "== building locus and locus-bench (release, scratch $SCRATCH)"
 swift build --scratch-path "$SCRATCH" -c release --product locus 2>&1 | tail -1
 swift build --scratch-path "$SCRATCH" -c release --product locus-bench 2>&1 | tail -1
 BIN="$(swift build --scratch-path "$SCRATCH" -c release --show-bin-path)"
-LOCUS="$BIN/locus"
+LOCUS="${LOCUS_BIN:-$BIN/locus}"
 
 # 10,000 circles of 50 to 300 m, seeded, over the area gen_nmea.py drives in (Berlin centre ± 0.12°).
 python3 - "$WORK/fences.yaml" "$FILE" <<'PY'

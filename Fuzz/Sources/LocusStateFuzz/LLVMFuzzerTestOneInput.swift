@@ -42,15 +42,38 @@ public func fuzz(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     return 0
 }
 
-/// A fresh service given `records`; applies what it commits right after (deletions and
-/// rewrites) to `records`. Returns its condition ids and the keys it deleted.
+/// A fresh region service given `records` (config: one circle, `home`); see `restoreInto`.
 func restore(_ records: inout [String: [UInt8]], perDevice: Bool) -> (ids: [String], deleted: [String]) {
-    let setup = PluginSetup(id: "fences", kind: .service, configDirectory: "", endpoints: HubEndpoints(ingest: "", publish: "", control: ""),
-                            logger: .init(label: "fuzz"), perDevice: perDevice)
     let home = try! RegionCondition(id: "home", center: Coordinate(latitude: 45.77, longitude: 14.35), radius: 100, origin: .config)
-    guard var any: any ServicePlugin = try? RegionService(id: "fences", configuration: RegionConfiguration.with { $0.regions = [home] }, setup: setup),
-          var tracker = ServiceStateTracker(for: any) else {
-        preconditionFailure("invariant broken: the region service did not start")
+    return restoreInto(&records, describe: { ($0 as? RegionService)?.conditionIDs ?? [] }) {
+        try RegionService(id: "fences", configuration: RegionConfiguration.with { $0.regions = [home] }, setup: setup("fences", perDevice))
+    }
+}
+
+/// A fresh beacon service given `records` (config: one condition, `site`); see `restoreInto`.
+func restoreBeacon(_ records: inout [String: [UInt8]], perDevice: Bool) -> (ids: [String], deleted: [String]) {
+    let site = try! BeaconCondition(definition: .object(["id": .string("site"), "uuid": .string("e2c56db5-dffb-48d2-b060-d0f5a71096e0")]),
+                                    origin: .config)
+    return restoreInto(&records, describe: { service in
+        let b = service as? BeaconService
+        return (b?.conditionIDs ?? []) + (b?.deviceIDs ?? []).map { "device " + $0 }
+    }) {
+        try BeaconService(id: "beacons", configuration: BeaconConfiguration.with { $0.conditions = [site] }, setup: setup("beacons", perDevice))
+    }
+}
+
+func setup(_ id: String, _ perDevice: Bool) -> PluginSetup {
+    PluginSetup(id: id, kind: .service, configDirectory: "", endpoints: HubEndpoints(ingest: "", publish: "", control: ""),
+                logger: .init(label: "fuzz"), perDevice: perDevice)
+}
+
+/// A fresh service from `make` given `records`, as the runtime restores it after a restart;
+/// applies what it commits right after (deletions and rewrites) to `records`. Returns what
+/// `describe` says of it (its conditions, devices) and the keys it deleted.
+func restoreInto(_ records: inout [String: [UInt8]], describe: (any ServicePlugin) -> [String],
+                 make: () throws -> any ServicePlugin) -> (ids: [String], deleted: [String]) {
+    guard var any = try? make(), var tracker = ServiceStateTracker(for: any) else {
+        preconditionFailure("invariant broken: the service did not start")
     }
     do {
         try tracker.restore(records, into: &any)
@@ -60,36 +83,9 @@ func restore(_ records: inout [String: [UInt8]], perDevice: Bool) -> (ids: [Stri
         return ([], [])
     }
     var deleted: [String] = []
-    let changes = (try? tracker.changes(in: &any)) ?? []
-    for change in changes {
-        if change.value == nil, records[change.key] != nil { deleted.append(change.key) }
-        records[change.key] = change.value
-    }
-    let ids = (any as? RegionService)?.conditionIDs ?? []
-    return (ids, deleted.sorted())
-}
-
-/// `restore` for a beacon service (config: one condition, `site`).
-func restoreBeacon(_ records: inout [String: [UInt8]], perDevice: Bool) -> (ids: [String], deleted: [String]) {
-    let setup = PluginSetup(id: "beacons", kind: .service, configDirectory: "", endpoints: HubEndpoints(ingest: "", publish: "", control: ""),
-                            logger: .init(label: "fuzz"), perDevice: perDevice)
-    let site = try! BeaconCondition(definition: .object(["id": .string("site"), "uuid": .string("e2c56db5-dffb-48d2-b060-d0f5a71096e0")]),
-                                    origin: .config)
-    guard var any: any ServicePlugin = try? BeaconService(id: "beacons", configuration: BeaconConfiguration.with { $0.conditions = [site] }, setup: setup),
-          var tracker = ServiceStateTracker(for: any) else {
-        preconditionFailure("invariant broken: the beacon service did not start")
-    }
-    do {
-        try tracker.restore(records, into: &any)
-    } catch {
-        records = [:]
-        return ([], [])
-    }
-    var deleted: [String] = []
     for change in (try? tracker.changes(in: &any)) ?? [] {
         if change.value == nil, records[change.key] != nil { deleted.append(change.key) }
         records[change.key] = change.value
     }
-    let service = any as? BeaconService
-    return ((service?.conditionIDs ?? []) + (service?.deviceIDs ?? []).map { "device " + $0 }, deleted.sorted())
+    return (describe(any), deleted.sorted())
 }

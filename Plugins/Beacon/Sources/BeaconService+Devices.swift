@@ -5,17 +5,7 @@ import LocusCore
 extension BeaconService {
     /// `device=` of a command: required per device (when `required`), refused otherwise.
     func commandDevice(_ args: inout [String: JSONValue], required: Bool) throws -> String {
-        let raw = args.removeValue(forKey: "device")
-        guard perDevice else {
-            if raw != nil { throw ServiceCommandError("device= is for a service with per_device: true; '\(id)' watches one device") }
-            return ""
-        }
-        guard let raw else {
-            if required { throw ServiceCommandError("'\(id)' keeps one state per device: give device=… (see locus ctl beacon devices)") }
-            return ""
-        }
-        guard let device = raw.stringValue, !device.isEmpty else { throw ServiceCommandError("device must be a device id") }
-        return device
+        try DeviceArgument.take(&args, perDevice: perDevice, required: required, service: id, kind: "beacon")
     }
 
     /// The monitor a command looks at: the one device's; per device, `device`'s (the conditions

@@ -2,7 +2,7 @@
 /// byte for byte, without its cost.
 extension JSONValue {
     /// Appends the value; false when it holds a non-finite number.
-    func write(to out: inout [UInt8]) -> Bool {
+    func appendJSON(to out: inout [UInt8]) -> Bool {
         switch self {
         case .null: out += [0x6E, 0x75, 0x6C, 0x6C]
         case .bool(let b): out += b ? Array("true".utf8) : Array("false".utf8)
@@ -17,7 +17,7 @@ extension JSONValue {
             out.append(0x5B)
             for (i, v) in a.enumerated() {
                 if i > 0 { out.append(0x2C) }
-                guard v.write(to: &out) else { return false }
+                guard v.appendJSON(to: &out) else { return false }
             }
             out.append(0x5D)
         case .object(let o):
@@ -26,7 +26,7 @@ extension JSONValue {
                 if i > 0 { out.append(0x2C) }
                 Self.writeString(key, to: &out)
                 out.append(0x3A)
-                guard o[key]!.write(to: &out) else { return false }
+                guard o[key]!.appendJSON(to: &out) else { return false }
             }
             out.append(0x7D)
         }

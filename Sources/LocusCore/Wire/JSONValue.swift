@@ -47,7 +47,7 @@ public enum JSONValue: Sendable, Equatable, Codable {
     public func encoded() -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(64)
-        guard write(to: &out) else { return Array("null".utf8) }
+        guard appendJSON(to: &out) else { return Array("null".utf8) }
         return out
     }
 

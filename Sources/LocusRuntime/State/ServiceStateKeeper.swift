@@ -50,10 +50,14 @@ final class ServiceStateKeeper {
         var republished: UInt64 = 0
         /// Events committed before a restart that the journal shows were delivered.
         var alreadyDelivered: UInt64 = 0
+        /// Committed state records a restart could not use (damaged, or no longer fitting the
+        /// config), deleted: what the service had remembered there is lost, so it is counted.
+        var recordsDropped: UInt64 = 0
 
         var reported: [String: UInt64] {
             ["state_commits": commits, "inputs_already_processed": alreadyProcessed,
-             "events_republished": republished, "events_already_delivered": alreadyDelivered]
+             "events_republished": republished, "events_already_delivered": alreadyDelivered,
+             "state_records_dropped": recordsDropped]
         }
     }
 
@@ -92,6 +96,7 @@ final class ServiceStateKeeper {
                 logger.error("the saved state does not decode; the service starts from empty state", metadata: [
                     "plugin": "\(id)", "store": "\(store.path ?? "")", "reason": "\(error)"])
                 tracker = ServiceStateTracker(for: service)
+                count { $0.recordsDropped += UInt64(records.count) }
             }
         }
         self.tracker = tracker
@@ -105,6 +110,8 @@ final class ServiceStateKeeper {
         let seq = try store.meta(Self.seqMeta).flatMap { UInt64($0) } ?? 0
         publisher.restoreSequences(seq: seq, topicSequences: topicSeqs)
         try publishPending()
+        // What the restore could not use is deleted now, before any message, and counted.
+        if !records.isEmpty { try commitAndPublish(&service, events: [], restoredKeys: Set(records.keys)) }
         if !records.isEmpty || seq > 0 {
             logger.info("service state restored", metadata: [
                 "plugin": "\(id)", "records": "\(records.count)", "inputs": "\(marks.count)", "seq": "\(seq)"])
@@ -124,8 +131,19 @@ final class ServiceStateKeeper {
     /// Commits the batch just processed (state changes, input position, `events` encoded) in one
     /// transaction, then publishes the events. Throws when the commit fails: nothing of the
     /// batch was committed or published (the runner restarts the service from the last commit).
-    func commitAndPublish(_ service: inout any ServicePlugin, events: [ServiceOutput.Event]) throws {
+    /// `restoredKeys`: the records just restored (the commit that follows a restore), so that
+    /// those the service deleted are counted as dropped.
+    func commitAndPublish(_ service: inout any ServicePlugin, events: [ServiceOutput.Event],
+                          restoredKeys: Set<String>? = nil) throws {
         let stateChanges = try tracker?.changes(in: &service) ?? []
+        if let restoredKeys {
+            let dropped = stateChanges.filter { $0.value == nil && restoredKeys.contains($0.key) }.count
+            if dropped > 0 {
+                count { $0.recordsDropped += UInt64(dropped) }
+                logger.warning("saved state records could not be used after the restart and were deleted", metadata: [
+                    "plugin": "\(id)", "records": "\(dropped)"])
+            }
+        }
         if stateChanges.isEmpty, events.isEmpty { return }
         let encoded = publisher.encode(events)
         let now = Self.wallClockMs()
@@ -161,7 +179,8 @@ final class ServiceStateKeeper {
             publishedHead = 0
         }
         if let last = ids.last { published.append((last, now)) }
-        CrashHook.afterCommit(id)
+        // The commit after a restore carries no events: the test hook waits for one that does.
+        if restoredKeys == nil { CrashHook.afterCommit(id) }
         publisher.send(encoded)
     }
 

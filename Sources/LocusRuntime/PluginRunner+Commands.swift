@@ -64,6 +64,7 @@ extension PluginRunner {
                     noteConsumed(message)
                     if inbox.hasPending { try takeInbox(inbox, into: &service) }
                 }
+                noteCounters(of: service)
             }
         } catch {
             failure = error
@@ -82,7 +83,9 @@ extension PluginRunner {
 
     /// Runs the commands waiting in `inbox`, in order.
     private func takeInbox(_ inbox: ServiceCommandInbox, into service: inout any ServicePlugin) throws {
-        for command in inbox.takePending() { run(command, on: &service) }
+        let commands = inbox.takePending()
+        for command in commands { run(command, on: &service) }
+        if !commands.isEmpty { noteCounters(of: service) }
     }
 
     /// Runs one command on the service's task. Its events are published only if it succeeds:

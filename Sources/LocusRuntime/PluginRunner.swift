@@ -55,6 +55,9 @@ public final class PluginRunner: Service, @unchecked Sendable {
     private var runningInstance: PluginInstance?
     /// A `StatefulService`'s state keeper, once opened.
     private var stateKeeper: ServiceStateKeeper?
+    /// A service's own counters (`ReportsCounters`) as of its last batch or command: the
+    /// service is a value mutated on the runner's task, so a status request reads this copy.
+    private var serviceCounters: [String: UInt64]?
 
     public convenience init(plugin: ConfiguredPlugin, bus: any BusAttachment, status: StatusBoard) throws {
         try self.init(plugin: plugin, bus: bus, status: status, gate: nil)
@@ -262,7 +265,10 @@ public final class PluginRunner: Service, @unchecked Sendable {
     }
 
     func runOnce(_ instance: PluginInstance) async throws {
-        lock.withLock { runningInstance = instance }
+        lock.withLock {
+            runningInstance = instance
+            serviceCounters = nil
+        }
         switch instance {
         case .source(let source):
             let context = makeContext()
@@ -318,6 +324,7 @@ public final class PluginRunner: Service, @unchecked Sendable {
                     publish(output)
                     noteConsumed(message)
                 }
+                noteCounters(of: service)
             }
         case .sink(let sink):
             let feed = try takeFeed(sink.subscriptions)
@@ -362,6 +369,7 @@ public final class PluginRunner: Service, @unchecked Sendable {
                     events += output.events
                 }
                 try keeper.commitAndPublish(&service, events: events)
+                noteCounters(of: service)
                 for message in batch.prefix(handled) { noteConsumed(message) }
                 if handled < batch.count { logCancelledBacklog(); break reading }
             }
@@ -403,6 +411,7 @@ public final class PluginRunner: Service, @unchecked Sendable {
                 command.answer(.failure(ControlCommandError("service '\(plugin.id)' could not save '\(command.name)': \(error); nothing was changed")))
                 throw error
             }
+            noteCounters(of: service)
             command.answer(.success(result))
         }
     }
@@ -446,9 +455,20 @@ public final class PluginRunner: Service, @unchecked Sendable {
         switch instance {
         case .source(let s): return (s as? any ReportsCounters)?.reportedCounters
         case .sink(let s): return (s as? any ReportsCounters)?.reportedCounters
-        case .service: return lock.withLock { stateKeeper }?.counters.reported
+        case .service:
+            let (keeper, own) = lock.withLock { (stateKeeper, serviceCounters) }
+            guard let kept = keeper?.counters.reported else { return own }
+            return (own ?? [:]).merging(kept) { _, keeper in keeper }
         case nil: return nil
         }
+    }
+
+    /// Copies a service's own counters for status requests. Called after each batch and
+    /// command (not per message): a snapshot costs a reflection of the counters struct.
+    func noteCounters(of service: any ServicePlugin) {
+        guard let counting = service as? any ReportsCounters else { return }
+        let snapshot = counting.reportedCounters
+        lock.withLock { serviceCounters = snapshot }
     }
 
     /// What the outlet sent and dropped.

@@ -147,6 +147,12 @@ import Testing
         try "{not json".write(toFile: file, atomically: true, encoding: .utf8)
         #expect(await waitUntil(timeout: 10) { daemon.stderr.contains("region file not reloaded") }, "\(daemon.stderr)")
         #expect(try await RegionControlTests.listedIDs(dir) == ["b", "c", "home"])
+        // …and counted where users look: the service's own counters in `locus ctl status`.
+        let status = try await RegionControlTests.ctl(dir, ["status"])
+        let reply = try JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [String: Any]
+        let plugins = (reply?["result"] as? [String: Any])?["plugins"] as? [[String: Any]]
+        let counters = plugins?.first { $0["plugin"] as? String == "fences" }?["counters"] as? [String: Any] ?? [:]
+        #expect(counters["file_reloads"] as? Int == 1 && counters["file_reload_failures"] as? Int == 1, "\(status.stdout)")
 
         // Changed while Locus is down: the restart watches what the file says now.
         daemon.kill9()

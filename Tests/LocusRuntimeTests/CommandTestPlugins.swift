@@ -94,8 +94,8 @@ enum CommandTestPlugins {
         Feeder(bench: CommandTestBench.named(c.bench), paced: c.paced)
     }
 
-    /// Keeps a list of names; `seen` counts pings received.
-    struct Counter: CommandableService {
+    /// Keeps a list of names; `seen` counts pings received (also its reported counter `seen`).
+    struct Counter: CommandableService, ReportsCounters {
         let id: String
         let prefix: String
         let bench: CommandTestBench
@@ -111,6 +111,8 @@ enum CommandTestPlugins {
              ServiceCommand("\(prefix).list", summary: "The names, in the order added."),
              ServiceCommand("\(prefix).boom", summary: "Throws an error that is not a ServiceCommandError.")]
         }
+
+        var reportedCounters: [String: UInt64] { ["seen": UInt64(seen), "names": UInt64(names.count)] }
 
         struct Boom: Error, CustomStringConvertible { var description: String { "the toy exploded" } }
         struct Crash: Error, CustomStringConvertible { var description: String { "crashing as the test asked" } }

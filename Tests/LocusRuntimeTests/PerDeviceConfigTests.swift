@@ -49,4 +49,30 @@ struct PerDeviceConfigTests {
         let notBool = messages(Self.source + "services: [{type: standard, id: here, per_device: maybe}]\n")
         #expect(notBool.count == 1 && notBool[0].contains("expected true or false for 'per_device'"), "\(notBool)")
     }
+
+    @Test func maxDevicesReachesEveryKindOfPerDeviceService() throws {
+        let c = try load("hub: {external_topics: [obs.ble.]}\n" + Self.source + """
+            services:
+              - {type: standard, id: here, per_device: true, max_devices: 3}
+              - {type: region, id: fences, persist: false, per_device: true, max_devices: 4}
+              - {type: beacon, id: near, persist: false, per_device: true}
+
+            """).get()
+        let here = try #require(c.plugins.first { $0.id == "here" })
+        guard case .service(let s) = here.instance, let wrapped = s as? PerDeviceService else { Issue.record("not wrapped"); return }
+        #expect(wrapped.maxDevices == 3)
+        #expect(c.plugins.first { $0.id == "fences" }?.setup.maxDevices == 4)
+        #expect(c.plugins.first { $0.id == "near" }?.setup.maxDevices == PluginSetup.defaultMaxDevices)
+    }
+
+    @Test func maxDevicesIsRefusedWithoutPerDeviceOrBelowOne() {
+        let alone = messages(Self.source + "services: [{type: standard, id: here, max_devices: 10}]\n")
+        #expect(alone.count == 1 && alone[0].hasPrefix("2: ") && alone[0].contains("applies only with 'per_device: true'"), "\(alone)")
+        for bad in ["0", "-1", "lots", "1.5"] {
+            let m = messages(Self.source + "services: [{type: standard, id: here, per_device: true, max_devices: \(bad)}]\n")
+            #expect(m.count == 1 && m[0].contains("expected a whole number of at least 1 for 'max_devices'"), "\(bad): \(m)")
+        }
+        let onSink = messages(Self.source + "sinks: [{type: console, id: c, max_devices: 3}]\n")
+        #expect(onSink.count == 1 && onSink[0].contains("unknown key 'max_devices'"), "\(onSink)")
+    }
 }

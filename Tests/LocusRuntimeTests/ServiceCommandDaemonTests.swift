@@ -46,6 +46,26 @@ struct ServiceCommandDaemonTests {
         await d.stop()
     }
 
+    /// A service's own counters (`ReportsCounters`) reach `status`: the service is a value the
+    /// runner mutates, so the runner copies them after each batch and command.
+    @Test func aServicesOwnCountersReachStatus() async throws {
+        let bench = CommandTestBench()
+        let d = try await RunningDaemon.start(Self.oneCounter(bench))
+        defer { Task { await d.stop() } }
+        func counters() async throws -> JSONValue? {
+            guard case .array(let plugins)? = try await d.result("status")["plugins"] else { return nil }
+            return plugins.first { $0["plugin"]?.stringValue == "tally" }?["counters"]
+        }
+        bench.ping(1...5)
+        let seen = try await d.waitUntil(timeout: 10) { try await counters()?["seen"] == .number(5) }
+        let after = try await counters()
+        #expect(seen, "\(String(describing: after))")
+        _ = try await d.result("counter.add", ["name": .string("home")])
+        let names = try await counters()?["names"]
+        #expect(names == .number(1))
+        await d.stop()
+    }
+
     @Test func refusedCommandsGetErrorRepliesAndChangeNothing() async throws {
         let bench = CommandTestBench()
         let d = try await RunningDaemon.start(Self.oneCounter(bench))

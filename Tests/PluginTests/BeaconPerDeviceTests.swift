@@ -8,9 +8,10 @@ import Testing
 @Suite struct BeaconPerDeviceTests {
     typealias S = BeaconScene
 
-    static func service(_ conditions: [BeaconCondition]? = nil, configure: (inout BeaconConfiguration) -> Void = { _ in }) throws -> BeaconService {
+    static func service(_ conditions: [BeaconCondition]? = nil, maxDevices: Int = PluginSetup.defaultMaxDevices,
+                        configure: (inout BeaconConfiguration) -> Void = { _ in }) throws -> BeaconService {
         let setup = PluginSetup(id: "beacons", kind: .service, configDirectory: "", endpoints: HubEndpoints(ingest: "", publish: "", control: ""),
-                                logger: .init(label: "t"), perDevice: true)
+                                logger: .init(label: "t"), perDevice: true, maxDevices: maxDevices)
         return try BeaconService(id: "beacons", configuration: try BeaconConfiguration.with {
             $0.conditions = try conditions ?? [BeaconServiceTests.wildcard()]
             $0.exitTimeout = 10
@@ -40,6 +41,17 @@ import Testing
         #expect(bodies.map(\.device) == ["gw1", "gw2", "gw1", "gw2"])
         #expect(run.all(BeaconEnter.self).map { $0.event.body.refinement?.minor } == [4949, 7])
         #expect(run.service.devices.keys.sorted() == ["gw1", "gw2"])
+    }
+
+    /// Past `max_devices`, a new gateway's advertisements are dropped and counted; gw3 (no
+    /// beacon heard) is not a device and so not counted; gw1 keeps its events.
+    @Test func devicesPastMaxDevicesAreDroppedAndCounted() throws {
+        var run = ServiceRun(try Self.service(maxDevices: 1))
+        try run.feed(Self.input)
+        #expect(BeaconPersistenceTests.trace(run.events) == ["beacon.enter.site.gw1@0.0", "beacon.exit.site.gw1@15.0"])
+        #expect(run.service.devices.keys.sorted() == ["gw1"])
+        #expect(run.service.counters.droppedTooManyDevices == 18)
+        #expect(run.service.reportedCounters["dropped_too_many_devices"] == 18)
     }
 
     /// Killed at every message: the output is that of one run, per device.

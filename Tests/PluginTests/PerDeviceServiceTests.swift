@@ -69,4 +69,20 @@ struct PerDeviceServiceTests {
         #expect(s.produces.allSatisfy { $0.hasSuffix(".") })
         #expect(s.produces.contains("location.update.here."))
     }
+
+    /// A stream of invented device names stops growing the service at `max_devices`: the devices
+    /// it has keep their events, further ones are dropped and counted.
+    @Test func devicesPastMaxDevicesAreDroppedAndCounted() throws {
+        let scene = Self.scene()
+        var bounded = ServiceRun(PerDeviceService(prototype: StandardService(id: "here", configuration: .init()), maxDevices: 2))
+        try bounded.feed(scene.all)
+        var unbounded = ServiceRun(PerDeviceService(prototype: StandardService(id: "here", configuration: .init())))
+        try unbounded.feed(scene.all)
+        #expect(bounded.service.deviceCount == 2)
+        let van3 = scene.byDevice["van3"]!.filter { $0.topic.hasPrefix("obs.") }.count
+        #expect(bounded.service.counters.droppedTooManyDevices == van3)
+        #expect(bounded.service.reportedCounters == ["dropped_too_many_devices": UInt64(van3)])
+        #expect(bounded.events.map(\.topic) == unbounded.events.filter { !$0.topic.hasSuffix(".van3") }.map(\.topic))
+        #expect(unbounded.service.counters.droppedTooManyDevices == 0)
+    }
 }

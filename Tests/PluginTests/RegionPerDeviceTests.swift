@@ -9,15 +9,16 @@ import Testing
 @Suite struct RegionPerDeviceTests {
     typealias Run = ServiceRun<RegionService>
 
-    static func setup(_ dir: String? = nil) -> PluginSetup {
+    static func setup(_ dir: String? = nil, maxDevices: Int = PluginSetup.defaultMaxDevices) -> PluginSetup {
         PluginSetup(id: "fences", kind: .service, configDirectory: dir ?? "", endpoints: HubEndpoints(ingest: "", publish: "", control: ""),
-                    logger: .init(label: "t"), stateDirectory: dir, perDevice: true)
+                    logger: .init(label: "t"), stateDirectory: dir, perDevice: true, maxDevices: maxDevices)
     }
 
     static func service(_ regions: [RegionCondition] = [RegionServiceTests.circle()], dir: String? = nil,
+                        maxDevices: Int = PluginSetup.defaultMaxDevices,
                         configure: (inout RegionConfiguration) -> Void = { _ in }) throws -> Run {
         ServiceRun(try RegionService(id: "fences", configuration: RegionConfiguration.with { $0.regions = regions; configure(&$0) },
-                                     setup: setup(dir)))
+                                     setup: setup(dir, maxDevices: maxDevices)))
     }
 
     /// Topic, time and the device named in the payload.
@@ -40,6 +41,24 @@ import Testing
         #expect(run.service.monitor.record("home", device: "a")?.state == .unsatisfied)
         #expect(run.service.monitor.record("home", device: "b")?.state == .satisfied)
         #expect(run.service.monitor.deviceIDs == ["a", "b"])
+    }
+
+    /// A stream of invented device names stops at `max_devices`: further devices' fixes are
+    /// dropped and counted, a device already known keeps going, an unusable fix is counted as
+    /// ignored first.
+    @Test func devicesPastMaxDevicesAreDroppedAndCounted() throws {
+        var run = try Self.service(maxDevices: 2)
+        for t in 0..<100 {
+            try run.feed(LocationScene.fix("a", at: Double(t), north: t < 10 || t >= 60 ? 400 : 20))
+            try run.feed(LocationScene.fix("b", at: Double(t), north: t < 60 ? 400 : 20))
+            try run.feed(LocationScene.fix("intruder\(t)", at: Double(t), north: 20))
+        }
+        try run.feed(LocationScene.fix("late", at: 100, north: 20, accuracy: 10_000))
+        #expect(Self.trace(run) == ["region.enter.home.a@29/a", "region.exit.home.a@79/a", "region.enter.home.b@79/b"])
+        #expect(run.service.monitor.deviceIDs == ["a", "b"])
+        #expect(run.service.counters.droppedTooManyDevices == 100)
+        #expect(run.service.reportedCounters["dropped_too_many_devices"] == 100)
+        #expect(run.service.reportedCounters["fixes_ignored"] == 1)
     }
 
     /// Any interleaving of devices gives each device exactly the events a single-device service

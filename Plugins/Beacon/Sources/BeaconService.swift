@@ -29,6 +29,8 @@ public struct BeaconService: CommandableService, DeviceKeyedService, KeyedStatef
     /// Per device: each device's monitor.
     var devices: [String: BeaconMonitor] = [:]
     public let perDevice: Bool
+    /// Per device: devices with a monitor at most (`max_devices`).
+    let maxDevices: Int
     /// Definitions of the conditions added at runtime, by id.
     var runtimeDefinitions: [String: JSONValue] = [:]
     var lastMessageTime: EventTime?
@@ -49,6 +51,9 @@ public struct BeaconService: CommandableService, DeviceKeyedService, KeyedStatef
         public var badRSSI = 0
         /// Identities decoded here from raw blocks (a source that did not decode them).
         public var decodedHere = 0
+        /// Per device: advertisements of a new device when `max_devices` devices already have
+        /// a monitor.
+        public var droppedTooManyDevices = 0
     }
 
     public var keepsState: Bool { configuration.persist }
@@ -64,6 +69,7 @@ public struct BeaconService: CommandableService, DeviceKeyedService, KeyedStatef
         self.configuration = configuration
         self.logger = logger
         perDevice = setup?.perDevice ?? false
+        maxDevices = setup?.maxDevices ?? PluginSetup.defaultMaxDevices
         monitor = BeaconMonitor(monitorID: id, settings: BeaconSettings(configuration))
         if let database = configuration.database {
             logger.warning("database is no longer used: the runtime keeps the beacon state in <state_directory>/services/<id>.sqlite; the old file is not read", metadata: [
@@ -132,6 +138,10 @@ public struct BeaconService: CommandableService, DeviceKeyedService, KeyedStatef
     private mutating func startDevice(_ device: String, for identity: BeaconIdentity) -> Bool {
         if devices[device] != nil { return true }
         guard !monitor.matching(identity).isEmpty else { return false }
+        guard devices.count < maxDevices else {
+            counters.droppedTooManyDevices += 1
+            return false
+        }
         devices[device] = monitor
         return true
     }
@@ -294,4 +304,8 @@ public struct BeaconService: CommandableService, DeviceKeyedService, KeyedStatef
         }
         return out
     }
+}
+
+extension BeaconService: ReportsCounters {
+    public var reportedCounters: [String: UInt64] { CounterFields.flatten(counters) }
 }

@@ -105,6 +105,8 @@ public struct RegionMonitor {
     /// Devices seen (per device), sorted.
     public var deviceIDs: [String] { perDevice ? devices.keys.sorted() : [] }
     public var deviceCount: Int { perDevice ? devices.count : 0 }
+    /// Per device: whether `device` has a state.
+    public func hasDevice(_ device: String) -> Bool { devices[device] != nil }
     public func condition(_ id: String) -> RegionCondition? { conditions[id] }
     /// `device`'s record of condition `id` (the only device's by default), stored or implied;
     /// nil when there is no such condition.

@@ -35,6 +35,8 @@ public struct RegionService: CommandableService, DeviceKeyedService, KeyedStatef
     /// `hub.max_message_bytes`: a condition whose events could not pass the hub is refused.
     let maxMessageBytes: Int
     public private(set) var counters = Counters()
+    /// Per device: devices with a state at most (`max_devices`).
+    let maxDevices: Int
     /// What `fence/<id>` holds (committed, or about to be): each condition's fingerprint and
     /// definition as subscribers were last told.
     private var fences: [String: JSONValue] = [:]
@@ -49,6 +51,8 @@ public struct RegionService: CommandableService, DeviceKeyedService, KeyedStatef
         public var fixesIgnored = 0
         public var fileReloads = 0
         public var fileReloadFailures = 0
+        /// Per device: fixes of a new device when `max_devices` devices already have a state.
+        public var droppedTooManyDevices = 0
     }
 
     public init(id: String, configuration: RegionConfiguration, setup: PluginSetup? = nil,
@@ -57,6 +61,7 @@ public struct RegionService: CommandableService, DeviceKeyedService, KeyedStatef
         self.configuration = configuration
         self.logger = logger
         maxMessageBytes = setup?.maxMessageBytes ?? PluginSetup.defaultMaxMessageBytes
+        maxDevices = setup?.maxDevices ?? PluginSetup.defaultMaxDevices
         monitor = RegionMonitor(monitorID: id, hysteresis: RegionHysteresis(
             minDistance: configuration.minDistance, minDuration: configuration.minDuration,
             maxAccuracy: configuration.maxAccuracy), perDevice: setup?.perDevice ?? false)
@@ -132,6 +137,10 @@ public struct RegionService: CommandableService, DeviceKeyedService, KeyedStatef
         } else if let fix = message.payload(Fix.self) {
             guard let regionFix = usable(fix, at: message.time, device: device) else {
                 counters.fixesIgnored += 1
+                return
+            }
+            if monitor.perDevice, monitor.deviceCount >= maxDevices, !monitor.hasDevice(device) {
+                counters.droppedTooManyDevices += 1
                 return
             }
             events = monitor.receive(regionFix, device: device)
@@ -373,4 +382,8 @@ public struct RegionService: CommandableService, DeviceKeyedService, KeyedStatef
         case .dwell: output.emit(RegionDwell(body), topic: topic, time: time)
         }
     }
+}
+
+extension RegionService: ReportsCounters {
+    public var reportedCounters: [String: UInt64] { CounterFields.flatten(counters) }
 }

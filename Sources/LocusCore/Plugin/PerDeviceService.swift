@@ -8,7 +8,8 @@
 /// `location.update.<service>.<device>` from another per-device service). `clock.tick` goes to
 /// every device's instance, in device order, so timeouts fire per device and a replay gives the
 /// same events at any speed. A device's instance is made from the configured one on its first
-/// message. Services with control commands (beacon) keep one state per service and are
+/// message; past `maxDevices` instances, a new device's messages are dropped and counted
+/// (`dropped_too_many_devices`). Services with control commands (beacon) keep one state per service and are
 /// refused, unless they are a `DeviceKeyedService` (region), which keys its state by device
 /// itself.
 ///
@@ -23,13 +24,22 @@ public struct PerDeviceService: ServicePlugin {
     /// Devices whose state changed since `takeChangedStates`. A box, so that the runtime takes
     /// them from a copy of the service without copying its table of instances.
     private let changed = ChangedDevices()
+    /// Devices with an instance at most (`max_devices`).
+    public let maxDevices: Int
+    public private(set) var counters = Counters()
+
+    public struct Counters: Sendable, Equatable {
+        /// Messages of a new device when `max_devices` devices already have an instance.
+        public var droppedTooManyDevices = 0
+    }
 
     private final class ChangedDevices {
         var devices: Set<String> = []
     }
 
-    public init(prototype: any ServicePlugin) {
+    public init(prototype: any ServicePlugin, maxDevices: Int = PluginSetup.defaultMaxDevices) {
         self.prototype = prototype
+        self.maxDevices = maxDevices
         isStateful = (prototype as? any StatefulService)?.keepsState ?? false
     }
 
@@ -49,6 +59,10 @@ public struct PerDeviceService: ServicePlugin {
         guard let dot = message.topic.lastIndex(of: ".") else { return }
         let device = String(message.topic[message.topic.index(after: dot)...])
         if instances[device] == nil {
+            guard instances.count < maxDevices else {
+                counters.droppedTooManyDevices += 1
+                return
+            }
             instances[device] = prototype
             // Kept sorted so ticks visit devices in one order whatever order they appeared in.
             let at = orderedDevices.firstIndex { $0 > device } ?? orderedDevices.endIndex
@@ -94,9 +108,15 @@ public struct PerDeviceService: ServicePlugin {
     }
 }
 
+extension PerDeviceService: ReportsCounters {
+    public var reportedCounters: [String: UInt64] { CounterFields.flatten(counters) }
+}
+
 /// A service that keeps one state per device itself when built with `PluginSetup.perDevice`
 /// (shared conditions and commands, per-device state and persistence), instead of being
 /// wrapped in `PerDeviceService`. An implementer must, with `perDevice`: take the device from
 /// the topic's last segment as `PerDeviceService` does, publish each event on its topic with
-/// `.<device>` appended, and name the device in the payload.
+/// `.<device>` appended, name the device in the payload, and keep at most
+/// `PluginSetup.maxDevices` devices, dropping and counting (`dropped_too_many_devices`) the
+/// messages of further ones.
 public protocol DeviceKeyedService: ServicePlugin {}

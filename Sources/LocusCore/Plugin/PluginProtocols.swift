@@ -115,6 +115,12 @@ public struct PluginSetup: Sendable {
     /// `per_device: true` on a service entry. A `DeviceKeyedService` reads it and keeps one
     /// state per device itself; any other service is wrapped in `PerDeviceService`.
     public var perDevice: Bool
+    /// `max_devices` on a service entry (with `per_device`): devices with a state at most. A
+    /// message of a further device is dropped and counted (`dropped_too_many_devices`), so a
+    /// stream of invented device names cannot grow the service without bound.
+    public var maxDevices: Int
+    /// `max_devices`'s default.
+    public static let defaultMaxDevices = 100_000
     /// The largest envelope the hub forwards (`hub.max_message_bytes`): a plugin that takes
     /// definitions from users (a region's properties) refuses one whose events could never pass.
     public var maxMessageBytes: Int
@@ -123,6 +129,7 @@ public struct PluginSetup: Sendable {
 
     public init(id: String, kind: PluginKind, configDirectory: String, endpoints: HubEndpoints, logger: Logger,
                 stateDirectory: String? = nil, journal: JournalLocation? = nil, perDevice: Bool = false,
+                maxDevices: Int = PluginSetup.defaultMaxDevices,
                 maxMessageBytes: Int = PluginSetup.defaultMaxMessageBytes) {
         self.id = id
         self.kind = kind
@@ -132,6 +139,7 @@ public struct PluginSetup: Sendable {
         self.stateDirectory = stateDirectory
         self.journal = journal
         self.perDevice = perDevice
+        self.maxDevices = maxDevices
         self.maxMessageBytes = maxMessageBytes
     }
 

@@ -106,7 +106,7 @@ final class ConfigLoadSession {
     static let sectionNames = ["hub", "log", "sources", "services", "sinks"]
     static let hubKeys = HubBlock.keys.map(\.name)
     static let logKeys = ["level"]
-    static let entryKeys = ["type", "id", "enabled", "per_device"]
+    static let entryKeys = ["type", "id", "enabled", "per_device", "max_devices"]
     /// Produced by the runtime itself whatever the config says.
     static let runtimeTopics = ["status.", "clock.tick"]
     /// What `locus replay` provides to a services-only config.
@@ -397,7 +397,7 @@ final class ConfigLoadSession {
                               endpoints: HubEndpoints, logLevel: Logger.Level) -> EntryOutcome {
         let errorsBefore = errors.count
         let entryPosition = entry.node.position
-        var typeNode: Node?, idNode: Node?, enabledNode: Node?, perDeviceNode: Node?
+        var typeNode: Node?, idNode: Node?, enabledNode: Node?, perDeviceNode: Node?, maxDevicesNode: Node?
         var own: [(key: Node, value: Node)] = []
         for pair in ConfigYAML.pairs(entry.mapping) {
             guard let name = keyName(pair.key, in: "a \(kind.rawValue) entry") else { continue }
@@ -406,6 +406,7 @@ final class ConfigLoadSession {
             case "id": idNode = pair.value
             case "enabled": enabledNode = pair.value
             case "per_device" where kind == .service: perDeviceNode = pair.value
+            case "max_devices" where kind == .service: maxDevicesNode = pair.value
             default: own.append(pair)
             }
         }
@@ -484,6 +485,21 @@ final class ConfigLoadSession {
                 }
             }
         }
+        // max_devices (with per_device): the bound on the devices a service keeps a state for
+        var maxDevices = PluginSetup.defaultMaxDevices
+        if let raw = maxDevicesNode {
+            let (node, ok) = substitute(raw, path: "max_devices")
+            if ok {
+                if case .scalar(let s) = node, !node.isNull, let n = Int(s.string), n >= 1 {
+                    maxDevices = n
+                    if !perDevice {
+                        report(node, "'max_devices' in \(subject) applies only with 'per_device: true'")
+                    }
+                } else {
+                    report(node, "expected a whole number of at least 1 for 'max_devices' in \(subject), found \(node.foundDescription)")
+                }
+            }
+        }
 
         // the plugin's own keys
         guard let factory else { return .failed }
@@ -522,7 +538,8 @@ final class ConfigLoadSession {
         pluginLogger.logLevel = logLevel
         let setup = PluginSetup(id: id, kind: kind, configDirectory: directory, endpoints: endpoints, logger: pluginLogger,
                                 stateDirectory: mode == .full ? stateDirectory : nil,
-                                journal: mode == .full ? journal : nil, perDevice: perDevice, maxMessageBytes: maxMessageBytes)
+                                journal: mode == .full ? journal : nil, perDevice: perDevice, maxDevices: maxDevices,
+                                maxMessageBytes: maxMessageBytes)
         let builder = PluginBuilder(factory: factory, node: node, setup: setup, subject: subject,
                                     entryPosition: entryPosition, file: file, perDevice: perDevice)
         switch builder.build() {

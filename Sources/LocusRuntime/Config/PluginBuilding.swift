@@ -34,7 +34,7 @@ struct PluginBuilder {
                         "per_device is not available for \(subject) yet: its control commands and saved state are per service, not per device (per_device works for standard, significant-change, visits, region, beacon and services without commands)")
                     return .failure(ConfigErrors(errors: [error]))
                 }
-                return .success(.service(PerDeviceService(prototype: service)))
+                return .success(.service(PerDeviceService(prototype: service, maxDevices: setup.maxDevices)))
             }
             return .success(built.instance)
         } catch {

@@ -5,7 +5,8 @@ import PackageDescription
 /// recording readers (GPX, gpsd JSON, Locus recordings), the journal's record reader, the catch-up socket's request parser,
 /// control requests (with the region service's commands), envelopes and payloads at the hub (and their precision
 /// reduction), CURVE certificate files, MQTT messages (the mqtt source's reader, the sink's OwnTracks form), and what web clients
-/// send: requests (queries, WebSocket requests), request heads and WebSocket frames, and the records of a service state store. A package of its own because the
+/// send: requests (queries, WebSocket requests), request heads and WebSocket frames, the records of a service state store,
+/// and a region service's watched GeoJSON file. A package of its own because the
 /// executables only link with `-sanitize=fuzzer` (which brings libFuzzer's runtime), so the root
 /// package's plain `swift build` must not see them. Build and run with `Fuzz/run-fuzz.sh`; see
 /// README.md.
@@ -29,6 +30,7 @@ let package = Package(
         .executable(name: "locus-webhead-fuzz", targets: ["LocusWebHeadFuzz"]),
         .executable(name: "locus-webframe-fuzz", targets: ["LocusWebFrameFuzz"]),
         .executable(name: "locus-state-fuzz", targets: ["LocusStateFuzz"]),
+        .executable(name: "locus-geojson-fuzz", targets: ["LocusGeoJSONFuzz"]),
     ] + readers.map { .executable(name: $0.product, targets: [$0.target]) },
     dependencies: [
         .package(name: "Locus", path: ".."),
@@ -65,6 +67,11 @@ let package = Package(
         ),
         .executableTarget(
             name: "LocusStateFuzz",
+            // LocusDaemon brings every built-in plugin, the region service among them.
+            dependencies: ["CLibFuzzer", .product(name: "LocusDaemon", package: "Locus"), .product(name: "LocusCore", package: "Locus")]
+        ),
+        .executableTarget(
+            name: "LocusGeoJSONFuzz",
             // LocusDaemon brings every built-in plugin, the region service among them.
             dependencies: ["CLibFuzzer", .product(name: "LocusDaemon", package: "Locus"), .product(name: "LocusCore", package: "Locus")]
         ),

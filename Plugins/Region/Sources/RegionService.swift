@@ -108,6 +108,8 @@ public struct RegionService: CommandableService, DeviceKeyedService, KeyedStatef
 
     /// The ids of the conditions watched, sorted.
     public var conditionIDs: [String] { monitor.ids }
+    /// The condition watched under `id`, wherever it came from.
+    public func condition(_ id: String) -> RegionCondition? { monitor.condition(id) }
 
     public var produces: [String] { ["region.enter.", "region.exit.", "region.dwell.", "region.state.", RegionConditionEvent.topicPrefix] }
 

@@ -81,8 +81,6 @@ public struct BeaconMonitor {
         /// When monitoring began (unknown conditions: the exit timeout counts from here).
         var start: EventTime?
         var nextRange: EventTime?
-        /// `record.lastHeard` as last handed out by `takeChanges` (to checkpoint it now and then).
-        var storedLastHeard: EventTime?
         /// The time of this condition's live entry in the deadline queue.
         var scheduled: EventTime?
     }
@@ -105,8 +103,6 @@ public struct BeaconMonitor {
     /// Ids waiting for the first message to start their timeout.
     private var pendingStart = Set<String>()
     private var nextTrackerSweep: EventTime?
-    private var changed = Set<String>()
-    private var removed = Set<String>()
     /// Time of the last message seen.
     public private(set) var lastTime: EventTime?
     /// Something `snapshot` holds changed since the last `takeModified()`, besides `lastTime`
@@ -115,10 +111,6 @@ public struct BeaconMonitor {
 
     /// The first word of the event types (`beacon.enter`).
     static let eventPrefix = "beacon"
-
-    /// `lastHeard` of a satisfied condition is stored at least this often (seconds of event
-    /// time), so a restart does not count its exit timeout from a stale time.
-    static let checkpointInterval = 10.0
 
     public init(monitorID: String, settings: BeaconSettings) {
         self.monitorID = monitorID
@@ -138,7 +130,7 @@ public struct BeaconMonitor {
         let old = entries[condition.id]
         var entry: Entry
         if let stored, stored.fingerprint == condition.fingerprint {
-            entry = Entry(condition: condition, record: stored, storedLastHeard: stored.lastHeard)
+            entry = Entry(condition: condition, record: stored)
         } else if let old, old.record.fingerprint == condition.fingerprint {
             entry = old
             entry.condition = condition
@@ -152,8 +144,6 @@ public struct BeaconMonitor {
         entries[condition.id] = entry
         // Due at once: the next message works out its deadline and ranging.
         if entry.record.state != .unsatisfied { schedule(condition.id, EventTime(milliseconds: .min)) }
-        removed.remove(condition.id)
-        changed.insert(condition.id)
     }
 
     /// Makes sure `id` is looked at no later than `time`.
@@ -169,24 +159,12 @@ public struct BeaconMonitor {
         modified = true
         index.remove(e.condition)
         pendingStart.remove(id)
-        changed.remove(id)
-        removed.insert(id)
     }
 
     /// Whether `snapshot` changed (apart from times that change no event) since the last call.
     public mutating func takeModified() -> Bool {
         defer { modified = false }
         return modified
-    }
-
-    /// Ids whose records changed (to store) and ids removed (to delete) since the last call.
-    public mutating func takeChanges() -> (changed: [String], removed: [String]) {
-        defer { changed.removeAll(keepingCapacity: true); removed.removeAll(keepingCapacity: true) }
-        for id in changed {
-            let heard = entries[id]?.record.lastHeard
-            entries[id]?.storedLastHeard = heard
-        }
-        return (changed.sorted(), removed.sorted())
     }
 
     /// Ids of the conditions `identity` satisfies.
@@ -204,9 +182,7 @@ public struct BeaconMonitor {
             // In place (a copy of the entry would retain all of it, and copy its set of
             // identities on an insert).
             guard let at = entries.index(forKey: id) else { continue }
-            let (enter, changedRecord) = Self.heard(o, &entries.values[at], monitorID: monitorID, rangeInterval: settings.rangeInterval)
-            if changedRecord { changed.insert(id) }
-            guard let enter else { continue }
+            guard let enter = Self.heard(o, &entries.values[at], monitorID: monitorID, rangeInterval: settings.rangeInterval) else { continue }
             pendingStart.remove(id)
             schedule(id, o.time.adding(seconds: settings.exitTimeout))
             if let nr = entries.values[at].nextRange { schedule(id, nr) }
@@ -216,18 +192,16 @@ public struct BeaconMonitor {
     }
 
     /// `o` heard for one matching condition. Returns whether it entered (with the event, nil
-    /// when notify_on_entry is off) and whether the record must be stored.
+    /// when notify_on_entry is off), or nil when it was already satisfied.
     private static func heard(_ o: BeaconObservation, _ e: inout Entry, monitorID: String,
-                              rangeInterval: Double) -> (entered: BeaconEventBody??, changed: Bool) {
+                              rangeInterval: Double) -> BeaconEventBody?? {
         if e.record.lastHeard.map({ o.time > $0 }) ?? true { e.record.lastHeard = o.time }
         e.record.refinement = o.identity
-        var changed = false
         if e.record.state == .satisfied {
             if e.record.beacons.count < BeaconRecord.maxStayBeacons, !e.record.beacons.contains(o.identity) {
                 e.record.beacons.insert(o.identity)
-                changed = true
             }
-            return (nil, changed)
+            return nil
         }
         let previous = e.record.state
         let kind = e.record.decide(.satisfied, since: o.time, at: o.time, notifyOnEntry: e.condition.notifyOnEntry,
@@ -235,11 +209,11 @@ public struct BeaconMonitor {
         e.record.beacons = [o.identity]
         e.start = nil
         e.nextRange = e.condition.ranging ? o.time.adding(seconds: rangeInterval) : nil
-        guard kind == .enter else { return (.some(nil), true) }
+        guard kind == .enter else { return .some(nil) }
         var b = body(e.condition, e.record, previous: previous, monitorID: monitorID)
         b.source = o.source
         b.rssi = o.rssi
-        return (.some(b), true)
+        return .some(b)
     }
 
     /// A message without an advertisement (a clock tick): the deadlines up to `time`.
@@ -261,7 +235,7 @@ public struct BeaconMonitor {
         }
     }
 
-    /// Exits, silent unknown → unsatisfied, ranging and checkpoints that are due at `time`.
+    /// Exits, silent unknown → unsatisfied and ranging that are due at `time`.
     private mutating func advance(to time: EventTime) -> [Event] {
         if lastTime.map({ time > $0 }) ?? true { lastTime = time }
         if !pendingStart.isEmpty {
@@ -300,7 +274,6 @@ public struct BeaconMonitor {
             // Unknown to unsatisfied is silent (the shared machine's rule).
             _ = entries[id]!.record.decide(.unsatisfied, since: deadline, at: time, notifyOnEntry: c.notifyOnEntry,
                                            notifyOnExit: c.notifyOnExit, prefix: Self.eventPrefix)
-            changed.insert(id)
             return nil
         case .satisfied:
             let deadline = (e.record.lastHeard ?? time).adding(seconds: settings.exitTimeout)
@@ -313,7 +286,6 @@ public struct BeaconMonitor {
                 r.beacons = []
                 entries[id]!.record = r
                 entries[id]!.nextRange = nil
-                changed.insert(id)
                 return nil
             }
             var next = deadline
@@ -327,20 +299,6 @@ public struct BeaconMonitor {
                 }
                 entries[id]!.nextRange = nr
                 next = min(next, nr)
-            }
-            // Checkpoint lastHeard every `checkpointInterval` while the beacon is heard, so an
-            // exit after a restart reports a recent last_heard.
-            if let heard = e.record.lastHeard, heard > (e.storedLastHeard ?? EventTime(milliseconds: .min)) {
-                let due = e.storedLastHeard.map { $0.adding(seconds: Self.checkpointInterval) } ?? heard
-                if time >= due {
-                    changed.insert(id)
-                    next = min(next, time.adding(seconds: Self.checkpointInterval))
-                } else {
-                    next = min(next, due)
-                }
-            } else {
-                // Not heard since the last checkpoint: look again in time for the next one.
-                next = min(next, time.adding(seconds: Self.checkpointInterval))
             }
             return next
         }
@@ -382,7 +340,6 @@ public struct BeaconMonitor {
             var record: BeaconRecord
             var start: EventTime?
             var nextRange: EventTime?
-            var storedLastHeard: EventTime?
             var scheduled: EventTime?
         }
         struct TrackerState: Codable, Equatable {
@@ -401,8 +358,7 @@ public struct BeaconMonitor {
 
     public var snapshot: Snapshot {
         Snapshot(
-            entries: entries.mapValues { .init(record: $0.record, start: $0.start, nextRange: $0.nextRange,
-                                               storedLastHeard: $0.storedLastHeard, scheduled: $0.scheduled) },
+            entries: entries.mapValues { .init(record: $0.record, start: $0.start, nextRange: $0.nextRange, scheduled: $0.scheduled) },
             trackers: trackers.sorted { $0.key < $1.key }.map {
                 .init(identity: $0.key, filter: $0.value.filter, lastHeard: $0.value.lastHeard, band: $0.value.band,
                       measuredPower: $0.value.measuredPower)
@@ -418,7 +374,6 @@ public struct BeaconMonitor {
             entry.record = e.record
             entry.start = e.start
             entry.nextRange = e.nextRange
-            entry.storedLastHeard = e.storedLastHeard
             entry.scheduled = e.scheduled
             entries[id] = entry
             pendingStart.remove(id)
@@ -435,8 +390,6 @@ public struct BeaconMonitor {
         }
         nextTrackerSweep = s.nextTrackerSweep
         lastTime = s.lastTime
-        changed.removeAll()
-        removed.removeAll()
         modified = false
     }
 

@@ -220,21 +220,20 @@ public struct BeaconService: CommandableService, DeviceKeyedService, KeyedStatef
         guard !loaded else { return }
         loaded = true
         for c in configuration.conditions { monitor.put(c) }
-        _ = monitor.takeChanges()
         if !perDevice { touched.insert("") }
         _ = monitor.takeModified()
     }
 
     /// A condition added or replaced at runtime, in every monitor, and its record.
     mutating func putRuntime(_ condition: BeaconCondition) {
-        forEachMonitor { $0.put(condition); _ = $0.takeChanges() }
+        forEachMonitor { $0.put(condition) }
         runtimeDefinitions[condition.id] = condition.definition
         pendingRecords[Self.conditionKey(condition.id)] = .some(condition.definition)
     }
 
     /// A runtime condition removed from every monitor, and its record deleted.
     mutating func removeRuntime(_ cid: String) {
-        forEachMonitor { $0.remove(cid); _ = $0.takeChanges() }
+        forEachMonitor { $0.remove(cid) }
         runtimeDefinitions[cid] = nil
         pendingRecords[Self.conditionKey(cid)] = .some(nil)
     }
@@ -275,7 +274,6 @@ public struct BeaconService: CommandableService, DeviceKeyedService, KeyedStatef
                 pendingRecords[key] = .some(nil)
             }
         }
-        _ = monitor.takeChanges()
         _ = monitor.takeModified()
         for (device, s) in snapshots {
             if perDevice {

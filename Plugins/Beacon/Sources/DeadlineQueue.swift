@@ -2,7 +2,7 @@ import LocusConditions
 import LocusCore
 
 /// A min-heap of (time, condition id): when each active condition next needs a look (its exit
-/// deadline, its next range, its checkpoint). Entries are not removed when a deadline moves:
+/// deadline, its next range). Entries are not removed when a deadline moves:
 /// the monitor skips an entry that no longer matches what the condition has scheduled, and a
 /// condition whose deadline moved later is simply looked at early and scheduled again. So an
 /// advertisement costs no heap work, and a message with nothing due costs one comparison.

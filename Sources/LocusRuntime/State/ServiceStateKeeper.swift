@@ -29,6 +29,11 @@ final class ServiceStateKeeper {
     let logger: Logger
     private var tracker: ServiceStateTracker?
     private var position = InputPosition()
+    /// `position` and the last topic sequence numbers as committed: one row per commit.
+    private var positionLog = LoggedTextMap(collection: ServiceStateKeeper.positionCollection,
+                                            legacyCollection: ServiceStateKeeper.legacyPositionCollection)
+    private var topicSeqLog = LoggedTextMap(collection: ServiceStateKeeper.topicSeqCollection,
+                                            legacyCollection: ServiceStateKeeper.legacyTopicSeqCollection)
     /// Outbox ids published, with the wall-clock time they were: acknowledged by the first
     /// commit `acknowledgeAfter` seconds later.
     private var published: [(id: Int64, atMs: Int64)] = []
@@ -62,8 +67,11 @@ final class ServiceStateKeeper {
     }
 
     static let stateCollection = "state"
-    static let positionCollection = "position"
-    static let topicSeqCollection = "topic_seq"
+    static let positionCollection = "position_log"
+    static let topicSeqCollection = "topic_seq_log"
+    /// One row per entry, as written before the logs (read once, then deleted).
+    static let legacyPositionCollection = "position"
+    static let legacyTopicSeqCollection = "topic_seq"
     static let seqMeta = "seq"
 
     /// The keeper for `service`, or nil when there is nothing to keep: no state directory
@@ -100,13 +108,21 @@ final class ServiceStateKeeper {
             }
         }
         self.tracker = tracker
+        positionLog = LoggedTextMap(collection: Self.positionCollection, legacyCollection: Self.legacyPositionCollection)
+        topicSeqLog = LoggedTextMap(collection: Self.topicSeqCollection, legacyCollection: Self.legacyTopicSeqCollection)
+        let damaged = try positionLog.load(from: store) + topicSeqLog.load(from: store)
+        if damaged > 0 {
+            count { $0.recordsDropped += UInt64(damaged) }
+            logger.warning("saved input positions or sequence numbers could not be read; messages they covered may be processed again", metadata: [
+                "plugin": "\(id)", "records": "\(damaged)"])
+        }
         var marks: [String: InputPosition.Mark] = [:]
-        for (key, text) in try store.textRecords(in: Self.positionCollection) {
+        for (key, text) in positionLog.values {
             if let mark = InputPosition.mark(fromText: text) { marks[key] = mark }
         }
         position = InputPosition(committed: marks)
         var topicSeqs: [String: UInt64] = [:]
-        for (topic, text) in try store.textRecords(in: Self.topicSeqCollection) { topicSeqs[topic] = UInt64(text) }
+        for (topic, text) in topicSeqLog.values { topicSeqs[topic] = UInt64(text) }
         let seq = try store.meta(Self.seqMeta).flatMap { UInt64($0) } ?? 0
         publisher.restoreSequences(seq: seq, topicSequences: topicSeqs)
         try publishPending()
@@ -155,9 +171,7 @@ final class ServiceStateKeeper {
                 changes.delete(Self.stateCollection, key: change.key)
             }
         }
-        for (key, mark) in position.takeChanged() {
-            changes.put(Self.positionCollection, key: key, json: InputPosition.text(mark))
-        }
+        positionLog.commit(position.takeChanged().map { ($0.key, InputPosition.text($0.mark)) }, into: &changes)
         if let last = encoded.last {
             changes.setMeta(Self.seqMeta, String(last.seq))
             var lastOnTopic: [String: UInt64] = [:]
@@ -166,7 +180,7 @@ final class ServiceStateKeeper {
                 // The row's time is when it was committed, for the journal search after a restart.
                 changes.append(envelope: String(decoding: e.body, as: UTF8.self), topic: e.topic, time: EventTime(milliseconds: now))
             }
-            for (topic, n) in lastOnTopic { changes.put(Self.topicSeqCollection, key: topic, json: String(n)) }
+            topicSeqLog.commit(lastOnTopic.map { ($0.key, String($0.value)) }, into: &changes)
         }
         var acknowledged = publishedHead
         while acknowledged < published.count, published[acknowledged].atMs <= now - Self.acknowledgeAfter { acknowledged += 1 }

@@ -112,8 +112,13 @@ extension PluginRunner {
     /// to `fileChanged`. The service is written back only when it accepted.
     func apply(_ command: PendingServiceCommand, to service: inout any ServicePlugin,
                output: inout ServiceOutput) throws -> JSONValue {
+        let now = EventTime(seconds: Date().timeIntervalSince1970)
         if let change = command.fileChange {
             guard var fed = service as? any FileFedService else { throw ControlCommandError("service '\(plugin.id)' reads no files") }
+            if var commandable = fed as? any CommandableService {
+                commandable.commandArrives(at: now)
+                fed = commandable as! any FileFedService
+            }
             try fed.fileChanged(change.file, contents: change.contents, output: &output)
             service = fed
             return .null
@@ -121,6 +126,7 @@ extension PluginRunner {
         guard var commandable = service as? any CommandableService else {
             throw ControlCommandError("service '\(plugin.id)' answers no commands")
         }
+        commandable.commandArrives(at: now)
         let result = try commandable.handle(command: command.name, arguments: command.arguments, output: &output)
         service = commandable
         return result

@@ -23,6 +23,21 @@ import Testing
         do { try body(); return nil } catch let e as ServiceCommandError { return e.description } catch { return "\(error)" }
     }
 
+    /// Before any message, a command's events are at the time the runtime took it
+    /// (`commandArrives`), never the service's own reading of the wall clock; after one, at the
+    /// last message's time.
+    @Test func aCommandBeforeAnyMessageIsAtTheTimeTheRuntimeGave() throws {
+        var run = RegionServiceTests.service([RegionServiceTests.circle("home")])
+        run.service.commandArrives(at: LocationScene.time(-30))
+        var (_, events) = try Self.handle(&run, "region.record", ["id": .string("home")])
+        #expect(events.map(\.topic) == ["region.state.home"])
+        #expect(events.map(\.time) == [LocationScene.time(-30)])
+        try run.feed(LocationScene.fix(at: 5, north: 1000))
+        run.service.commandArrives(at: LocationScene.time(99))
+        (_, events) = try Self.handle(&run, "region.record", ["id": .string("home")])
+        #expect(events.map(\.time) == [LocationScene.time(5)])
+    }
+
     @Test func addListRecordRemoveRoundTrip() throws {
         var run = RegionServiceTests.service([RegionServiceTests.circle("home")])
         try run.feed(LocationScene.fix(at: 0, north: 1000))

@@ -98,7 +98,11 @@ extension BeaconService {
 
     /// Commands are not part of a replay: their events carry the time of the last message
     /// received, or the wall clock before any.
-    var commandTime: EventTime { lastMessageTime ?? EventTime(seconds: Date().timeIntervalSince1970) }
+    /// Events of a command: at the last message's time, or before any message at the time the
+    /// runtime took it (`commandArrives`).
+    var commandTime: EventTime { lastMessageTime ?? arrivalTime ?? EventTime(milliseconds: 0) }
+
+    public mutating func commandArrives(at time: EventTime) { arrivalTime = time }
 
     /// The reply of `beacon record` (and `add`): per device without a device, the definition only.
     func record(_ cid: String, device: String) throws -> JSONValue {

@@ -41,6 +41,8 @@ public struct BeaconService: CommandableService, DeviceKeyedService, KeyedStatef
     /// Devices whose monitor may have changed since the last `takeStateChanges`.
     private var touched = Set<String>()
     private var committedLastMessageTime: EventTime?
+    /// When the runtime took the current command (`commandArrives`); not state.
+    var arrivalTime: EventTime?
 
     public struct Counters: Sendable, Equatable {
         /// Advertisements with no beacon identity (not a beacon, or URL/TLM/EID frames, or undecodable blocks).

@@ -91,9 +91,13 @@ extension RegionService {
 
     /// Commands are not part of a replay: their events carry the time of the last message
     /// received, or the wall clock before any.
+    /// Events of a command or file change: at the last message's time, or before any message
+    /// at the time the runtime took it (`commandArrives`).
     var commandTime: EventTime {
-        lastMessageTime ?? EventTime(seconds: Date().timeIntervalSince1970)
+        lastMessageTime ?? arrivalTime ?? EventTime(milliseconds: 0)
     }
+
+    public mutating func commandArrives(at time: EventTime) { arrivalTime = time }
 
     /// The reply of `region record` (and `add`): per device without a device, the definition only.
     func record(_ rid: String, device: String) throws -> JSONValue {

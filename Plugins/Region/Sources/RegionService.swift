@@ -45,6 +45,8 @@ public struct RegionService: CommandableService, DeviceKeyedService, KeyedStatef
     /// Conditions whose definition (or removal) is still to be announced (`publish_conditions`).
     private var unannounced = Set<String>()
     private var committedLastMessageTime: EventTime?
+    /// When the runtime took the current command (`commandArrives`); not state.
+    var arrivalTime: EventTime?
 
     public struct Counters: Sendable, Equatable {
         /// Fixes ignored: no position, accuracy worse than max_accuracy, older than the last.

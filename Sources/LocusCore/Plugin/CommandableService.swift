@@ -54,4 +54,14 @@ public protocol CommandableService: ServicePlugin {
     /// bus messages wait meanwhile (no I/O: a service that keeps state has it committed by the
     /// runtime). Emit events through `output`.
     mutating func handle(command: String, arguments: JSONValue, output: inout ServiceOutput) throws -> JSONValue
+    /// Called just before `handle` (and before a `FileFedService`'s `fileChanged`) with the time
+    /// the runtime took the command at: the time for events of a command that comes before the
+    /// service has seen any message, so that the service never reads the wall clock itself (the
+    /// runtime does; a test gives a fixed time). Once it has seen a message, its last message's
+    /// time is the better choice: events stay in event-time order. The default ignores it.
+    mutating func commandArrives(at time: EventTime)
+}
+
+extension CommandableService {
+    public mutating func commandArrives(at time: EventTime) {}
 }

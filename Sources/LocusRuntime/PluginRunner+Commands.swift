@@ -112,21 +112,21 @@ extension PluginRunner {
     /// to `fileChanged`. The service is written back only when it accepted.
     func apply(_ command: PendingServiceCommand, to service: inout any ServicePlugin,
                output: inout ServiceOutput) throws -> JSONValue {
-        let now = EventTime(seconds: Date().timeIntervalSince1970)
+        // The time for events of a command before any message: the runtime reads the clock.
+        var target = service
+        if var stamped = target as? any CommandableService {
+            stamped.commandArrives(at: EventTime(seconds: Date().timeIntervalSince1970))
+            target = stamped
+        }
         if let change = command.fileChange {
-            guard var fed = service as? any FileFedService else { throw ControlCommandError("service '\(plugin.id)' reads no files") }
-            if var commandable = fed as? any CommandableService {
-                commandable.commandArrives(at: now)
-                fed = commandable as! any FileFedService
-            }
+            guard var fed = target as? any FileFedService else { throw ControlCommandError("service '\(plugin.id)' reads no files") }
             try fed.fileChanged(change.file, contents: change.contents, output: &output)
             service = fed
             return .null
         }
-        guard var commandable = service as? any CommandableService else {
+        guard var commandable = target as? any CommandableService else {
             throw ControlCommandError("service '\(plugin.id)' answers no commands")
         }
-        commandable.commandArrives(at: now)
         let result = try commandable.handle(command: command.name, arguments: command.arguments, output: &output)
         service = commandable
         return result

@@ -29,11 +29,13 @@ struct LoggedTextMap {
         self.legacyCollection = legacyCollection
     }
 
-    /// The map as committed in `store`. A row that does not read is skipped (and deleted by the
-    /// next compaction); returns how many were.
+    /// Replaces what this map holds with the map as committed in `store`. A row that does not
+    /// read is skipped (and deleted by the next compaction); returns how many were.
     mutating func load(from store: ServiceStateStore) throws -> Int {
         values = try store.textRecords(in: legacyCollection)
         legacyRows = !values.isEmpty
+        loggedEntries = 0
+        nextRow = 0
         var damaged = 0
         let rows = try store.textRecords(in: collection)
         for key in rows.keys.sorted() {

@@ -108,8 +108,6 @@ final class ServiceStateKeeper {
             }
         }
         self.tracker = tracker
-        positionLog = LoggedTextMap(collection: Self.positionCollection, legacyCollection: Self.legacyPositionCollection)
-        topicSeqLog = LoggedTextMap(collection: Self.topicSeqCollection, legacyCollection: Self.legacyTopicSeqCollection)
         let damaged = try positionLog.load(from: store) + topicSeqLog.load(from: store)
         if damaged > 0 {
             count { $0.recordsDropped += UInt64(damaged) }

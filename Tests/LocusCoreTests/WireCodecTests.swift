@@ -125,13 +125,18 @@ import Testing
     }
 
     @Test func numbersSurviveAWriteReadCycleAtTheirPrecision() throws {
-        var rng = SystemRandomNumberGenerator()
-        for _ in 0..<2000 {
+        // Seeded, so a failure reproduces; 200,000 values found the case a random 2,000 hit
+        // once in CI (an error of 0.5e-9 + 8.9e-15 at |v| near 180).
+        var rng = SplitMix64(seed: 31)
+        for _ in 0..<200_000 {
             let v = Double.random(in: -180...180, using: &rng)
             var w = JSONWriter()
             w.double(v, fractionDigits: 9)
             let back = try JSONReader.read(w.bytes) { try $0.readDouble() }
-            #expect(abs(back - v) <= 0.5e-9 + 1e-15)
+            // Half a unit of the last digit, plus the rounding of `v * 1e9` (the writer scales
+            // in one multiplication, at most one ulp of `v`) and of parsing the decimal back
+            // (half an ulp): a value a hair past a half-way point may round either way.
+            #expect(abs(back - v) <= 0.5e-9 + 1.5 * v.ulp)
             // And the reader agrees with the standard library's correctly rounded parser.
             #expect(back == Double(String(decoding: w.bytes, as: UTF8.self))!)
         }

@@ -62,17 +62,25 @@ struct RegionDeviceState {
         var lastFixTime: EventTime?
         var lastFix: RegionFix?
 
-        var json: JSONValue {
-            var o: [String: JSONValue] = [:]
-            if let firstFixTime { o["first_fix_time"] = .number(Double(firstFixTime.milliseconds)) }
-            if let lastFixTime { o["last_fix_time"] = .number(Double(lastFixTime.milliseconds)) }
+        /// Compact JSON with sorted keys, written by hand as `ConditionRecord.encoded` is: a
+        /// device's times change with every fix it sends.
+        var encoded: [UInt8] {
+            var w = JSONWriter(capacity: 160 + (lastFix?.source.utf8.count ?? 0))
+            w.beginObject()
+            if let firstFixTime { w.key("first_fix_time" as StaticString); w.int(firstFixTime.milliseconds) }
             if let f = lastFix {
-                var l: [String: JSONValue] = ["source": .string(f.source), "lat": .number(f.coordinate.latitude),
-                                              "lon": .number(f.coordinate.longitude), "time": .number(Double(f.time.milliseconds))]
-                if let a = f.horizontalAccuracy { l["h_accuracy"] = .number(a) }
-                o["last_fix"] = .object(l)
+                w.key("last_fix" as StaticString)
+                w.beginObject()
+                if let a = f.horizontalAccuracy { w.key("h_accuracy" as StaticString); w.exactDouble(a) }
+                w.key("lat" as StaticString); w.exactDouble(f.coordinate.latitude)
+                w.key("lon" as StaticString); w.exactDouble(f.coordinate.longitude)
+                w.key("source" as StaticString); w.string(f.source)
+                w.key("time" as StaticString); w.int(f.time.milliseconds)
+                w.endObject()
             }
-            return .object(o)
+            if let lastFixTime { w.key("last_fix_time" as StaticString); w.int(lastFixTime.milliseconds) }
+            w.endObject()
+            return w.bytes
         }
 
         init(firstFixTime: EventTime?, lastFixTime: EventTime?, lastFix: RegionFix?) {

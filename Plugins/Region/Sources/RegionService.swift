@@ -331,13 +331,11 @@ public struct RegionService: CommandableService, DeviceKeyedService, KeyedStatef
         let m = monitor.takeChanges()
         for d in m.devices {
             for rid in d.changed {
-                guard case .object(var o)? = monitor.record(rid, device: d.device)?.json else { continue }
-                o["device"] = .string(d.device)
-                o["region"] = .string(rid)
-                out.append((Self.recordKey(device: d.device, rid), JSONValue.object(o).encoded()))
+                guard let record = monitor.record(rid, device: d.device) else { continue }
+                out.append((Self.recordKey(device: d.device, rid), record.encoded(device: d.device, region: rid)))
             }
             for rid in d.removed { out.append((Self.recordKey(device: d.device, rid), nil)) }
-            out.append((Self.deviceKey(d.device), monitor.times(device: d.device).json.encoded()))
+            out.append((Self.deviceKey(d.device), monitor.times(device: d.device).encoded))
         }
         if lastMessageTime != committedLastMessageTime, let t = lastMessageTime {
             committedLastMessageTime = t

@@ -240,6 +240,20 @@ public struct JSONWriter: @unchecked Sendable {
         appendString(v.description)
     }
 
+    /// Writes `v` in the shortest form that reads back as exactly `v` (as `JSONValue` and
+    /// `JSONEncoder` write it: no trailing ".0"), for state that must survive a restart bit for
+    /// bit. Non-finite values are written as `null`.
+    public mutating func exactDouble(_ v: Double) {
+        guard v.isFinite else { null(); return }
+        if v == v.rounded(.towardZero), abs(v) < 9.0e15 {
+            int(Int64(v))
+            return
+        }
+        separate()
+        appendString(v.description)
+        needsComma = true
+    }
+
     /// Writes a timestamp as an ISO 8601 string with milliseconds.
     public mutating func time(_ t: EventTime) {
         let p = beginValue(reserving: 26)

@@ -14,6 +14,7 @@ usage: locus-bench hub N            fix messages through the hub to an ipc subsc
        locus-bench geofence-query DIR [C] [R]  only the per-point query, R (default 5) passes over the points (for profiling)
        locus-bench beacon DIR       the beacon service alone on tools/beacon_sequence.py bench's data in DIR
        locus-bench journal N DIR    append N events to a journal in DIR, read them back; and the same into SQLite (GRDB)
+       locus-bench state-commit N DEVICES DIR  N device records into a service state store in DIR, 2,000 per transaction
 """
 
 let arguments = CommandLine.arguments
@@ -59,6 +60,11 @@ do {
     case "journal":
         guard arguments.count == 4, let n = parseCount(arguments[2]), n > 0 else { throw BenchError.usage }
         try JournalBench.run(count: n, directory: arguments[3])
+    case "state-commit":
+        guard arguments.count == 5, let n = parseCount(arguments[2]), n > 0, let devices = parseCount(arguments[3]), devices > 0 else {
+            throw BenchError.usage
+        }
+        try StateCommitBench.run(count: n, devices: devices, directory: arguments[4])
     default:
         throw BenchError.usage
     }

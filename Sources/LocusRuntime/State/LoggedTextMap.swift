@@ -63,18 +63,27 @@ struct LoggedTextMap {
             changes.deleteAll(in: collection)
             if legacyRows { changes.deleteAll(in: legacyCollection) }
             legacyRows = false
-            put(JSONValue.object(values.mapValues { .string($0) }), count: values.count, into: &changes, reset: true)
+            put(values.lazy.map { (key: $0.key, text: $0.value) }, count: values.count, into: &changes, reset: true)
         } else {
-            var row: [String: JSONValue] = [:]
-            for (k, t) in changed { row[k] = .string(t) }
-            put(.object(row), count: row.count, into: &changes, reset: false)
+            put(changed, count: changed.count, into: &changes, reset: false)
         }
     }
 
-    private mutating func put(_ row: JSONValue, count: Int, into changes: inout StateChanges, reset: Bool) {
+    /// One row: a JSON object of `entries` (keys unique: the callers' come from a dictionary or a
+    /// set). Written with `JSONWriter`: building a `JSONValue` of a fleet's positions was 3 %
+    /// of a fleet server's CPU.
+    private mutating func put<S: Sequence>(_ entries: S, count: Int, into changes: inout StateChanges, reset: Bool)
+        where S.Element == (key: String, text: String) {
+        var w = JSONWriter(capacity: 64 * count + 2)
+        w.beginObject()
+        for (k, t) in entries {
+            w.key(k)
+            w.string(t)
+        }
+        w.endObject()
         let digits = String(nextRow)
         let key = String(repeating: "0", count: max(0, 19 - digits.count)) + digits
-        changes.put(collection, key: key, json: String(decoding: row.encoded(), as: UTF8.self))
+        changes.put(collection, key: key, json: String(decoding: w.bytes, as: UTF8.self))
         nextRow += 1
         loggedEntries = reset ? count : loggedEntries + count
     }

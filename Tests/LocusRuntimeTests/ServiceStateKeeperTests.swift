@@ -2,6 +2,7 @@ import Foundation
 import LocusCore
 @testable import LocusRuntime
 import LocusStore
+import LocusRegionService
 import Logging
 import Testing
 
@@ -53,5 +54,106 @@ import Testing
         var fresh: any ServicePlugin = Numbers()
         try again.start(&fresh)
         #expect(again.counters.reported["state_records_dropped"] == 0)
+    }
+
+    /// Numbers that an earlier version kept in a file of its own, collection `condition`.
+    struct ImportingNumbers: ImportsEarlierStateStore {
+        var inner = Numbers()
+        var earlierStateStore: EarlierStateStore?
+        var subscriptions: [String] { ["x."] }
+        var produces: [String] { [] }
+        mutating func receive(_ message: BusMessage, output: inout ServiceOutput) throws {}
+        mutating func takeStateChanges() throws -> [(key: String, value: [UInt8]?)] { try inner.takeStateChanges() }
+        mutating func restoreState(_ records: [String: [UInt8]]) throws { try inner.restoreState(records) }
+    }
+
+    static func temporaryDirectory() throws -> String {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("keeper-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        return dir
+    }
+
+    static func keeper(_ store: ServiceStateStore, id: String = "numbers") -> ServiceStateKeeper {
+        ServiceStateKeeper(id: id, store: store, publisher: EventPublisher(producer: id, outlet: MemoryOutlet()),
+                           journal: nil, logger: Logger(label: "t"))
+    }
+
+    /// The first start copies the earlier file's rows (prefixed) into the store and the
+    /// service; later starts do not copy them again, even once the service deleted them.
+    @Test func anEarlierStoreIsImportedOnceAtTheFirstStart() throws {
+        let dir = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        do {
+            let old = try ServiceStateStore(path: dir + "/numbers-old.sqlite", kind: "numbers")
+            var changes = StateChanges()
+            changes.put("condition", key: "a", json: "1")
+            changes.put("condition", key: "b", json: "2")
+            changes.put("state", key: "a", json: "99")  // not named: not imported
+            _ = try old.commit(changes)
+        }
+        let earlier = EarlierStateStore(path: dir + "/numbers-old.sqlite", kind: "numbers", collections: ["condition": "condition/"])
+        let store = try ServiceStateStore(path: dir + "/numbers.sqlite", kind: "service")
+        let keeper = Self.keeper(store)
+        var service: any ServicePlugin = ImportingNumbers(earlierStateStore: earlier)
+        try keeper.start(&service)
+        #expect((service as? ImportingNumbers)?.inner.values == ["condition/a": 1, "condition/b": 2])
+        #expect(keeper.counters.reported["state_records_imported"] == 2)
+        #expect(try store.textRecords(in: ServiceStateKeeper.stateCollection) == ["condition/a": "1", "condition/b": "2"])
+
+        // The service deletes both (as `locus ctl … remove` would); the next start imports nothing.
+        var deletions = StateChanges()
+        deletions.delete(ServiceStateKeeper.stateCollection, key: "condition/a")
+        deletions.delete(ServiceStateKeeper.stateCollection, key: "condition/b")
+        deletions.setMeta(ServiceStateKeeper.seqMeta, "3")
+        _ = try store.commit(deletions)
+        let again = Self.keeper(store)
+        var fresh: any ServicePlugin = ImportingNumbers(earlierStateStore: earlier)
+        try again.start(&fresh)
+        #expect((fresh as? ImportingNumbers)?.inner.values == [:])
+        #expect(again.counters.reported["state_records_imported"] == 0)
+    }
+
+    /// A region service of an earlier version kept the fences added with `locus ctl region add`
+    /// in `<state_directory>/region-<id>.sqlite` (collection `condition`, one definition per id):
+    /// after the upgrade they are still there, as runtime conditions. A damaged old file is
+    /// reported and skipped: the service starts without it.
+    @Test func aRegionServicesRuntimeFencesSurviveTheUpgrade() throws {
+        let dir = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let added = try RegionCondition(id: "added", center: Coordinate(latitude: 52.52, longitude: 13.405), radius: 80, origin: .runtime)
+        do {
+            let old = try ServiceStateStore(path: dir + "/region-fences.sqlite", kind: "region")
+            var changes = StateChanges()
+            changes.put("condition", key: "added", value: added.definition)
+            _ = try old.commit(changes)
+        }
+        let setup = PluginSetup(id: "fences", kind: .service, configDirectory: dir, endpoints: HubEndpoints(ingest: "", publish: "", control: ""),
+                                logger: .init(label: "t"), stateDirectory: dir)
+        let configured = try RegionCondition(id: "home", center: Coordinate(latitude: 52.5, longitude: 13.4), radius: 100, origin: .config)
+        func region() throws -> any ServicePlugin {
+            try RegionService(id: "fences", configuration: RegionConfiguration.with { $0.regions = [configured] }, setup: setup)
+        }
+        try FileManager.default.createDirectory(atPath: dir + "/services", withIntermediateDirectories: true)
+        let store = try ServiceStateStore(path: dir + "/services/fences.sqlite", kind: "service")
+        var service = try region()
+        try Self.keeper(store, id: "fences").start(&service)
+        let upgraded = try #require(service as? RegionService)
+        #expect(upgraded.condition("added")?.origin == .runtime)
+        #expect(upgraded.condition("added")?.fingerprint == added.fingerprint)
+        #expect(upgraded.condition("home")?.origin == .config)
+
+        // The same with a damaged old file: no import, no failure.
+        let other = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: other) }
+        try Data("not a database".utf8).write(to: URL(fileURLWithPath: other + "/region-fences.sqlite"))
+        var damagedSetup = setup
+        damagedSetup.stateDirectory = other
+        var plain: any ServicePlugin = try RegionService(id: "fences", configuration: RegionConfiguration.with { $0.regions = [configured] },
+                                                          setup: damagedSetup)
+        let fresh = try ServiceStateStore(path: other + "/fences.sqlite", kind: "service")
+        let keeper = Self.keeper(fresh, id: "fences")
+        try keeper.start(&plain)
+        #expect((plain as? RegionService)?.condition("added") == nil)
+        #expect(keeper.counters.reported["state_records_imported"] == 0)
     }
 }

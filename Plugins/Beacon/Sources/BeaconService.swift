@@ -19,7 +19,7 @@ import Logging
 /// fleet): the conditions and commands are shared; each device (the advertisement topic's last
 /// segment, `obs.ble.<device>`) has its own monitor, from its first advertisement that matches a
 /// condition; events go to `beacon.<kind>.<id>.<device>` with `device` in the payload.
-public struct BeaconService: CommandableService, DeviceKeyedService, KeyedStatefulService {
+public struct BeaconService: CommandableService, DeviceKeyedService, KeyedStatefulService, ImportsEarlierStateStore {
     public let id: String
     public let configuration: BeaconConfiguration
     let logger: Logger
@@ -65,6 +65,16 @@ public struct BeaconService: CommandableService, DeviceKeyedService, KeyedStatef
     /// Per device: the devices with a monitor, sorted.
     public var deviceIDs: [String] { devices.keys.sorted() }
 
+    /// The file this service kept its own state in before the runtime did: its runtime
+    /// conditions are imported at the first start (`ImportsEarlierStateStore`).
+    public let earlierStateStore: EarlierStateStore?
+
+    static func earlierStore(id: String, database: String?, setup: PluginSetup?) -> EarlierStateStore? {
+        guard let path = database.map({ setup?.resolvePath($0) ?? $0 })
+                ?? setup?.stateDirectory.map({ $0 + "/beacon-" + id + ".sqlite" }) else { return nil }
+        return EarlierStateStore(path: path, kind: "beacon", collections: ["condition": RuntimeConditions.keyPrefix])
+    }
+
     public init(id: String, configuration: BeaconConfiguration, setup: PluginSetup? = nil,
                 logger: Logger = Logger(label: "locus.beacon")) throws {
         self.id = id
@@ -74,9 +84,10 @@ public struct BeaconService: CommandableService, DeviceKeyedService, KeyedStatef
         maxDevices = setup?.maxDevices ?? PluginSetup.defaultMaxDevices
         monitor = BeaconMonitor(monitorID: id, settings: BeaconSettings(configuration))
         if let database = configuration.database {
-            logger.warning("database is no longer used: the runtime keeps the beacon state in <state_directory>/services/<id>.sqlite; the old file is not read", metadata: [
+            logger.warning("database is no longer used: the runtime keeps the beacon state in <state_directory>/services/<id>.sqlite (it imports the conditions added at runtime from this file at its first start)", metadata: [
                 "plugin": "\(id)", "database": "\(database)"])
         }
+        earlierStateStore = Self.earlierStore(id: id, database: configuration.database, setup: setup)
     }
 
     public var subscriptions: [String] {

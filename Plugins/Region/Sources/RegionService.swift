@@ -22,7 +22,7 @@ import Logging
 /// the commands are shared; each device (the fix topic's last segment) has its own states,
 /// pending runs and dwell; events go to `region.<kind>.<id>.<device>` with `device` in the
 /// payload.
-public struct RegionService: CommandableService, DeviceKeyedService, KeyedStatefulService, FileFedService {
+public struct RegionService: CommandableService, DeviceKeyedService, KeyedStatefulService, ImportsEarlierStateStore, FileFedService {
     public let id: String
     public private(set) var configuration: RegionConfiguration
     let logger: Logger
@@ -57,6 +57,16 @@ public struct RegionService: CommandableService, DeviceKeyedService, KeyedStatef
         public var droppedTooManyDevices = 0
     }
 
+    /// The file this service kept its own state in before the runtime did: its runtime
+    /// conditions are imported at the first start (`ImportsEarlierStateStore`).
+    public let earlierStateStore: EarlierStateStore?
+
+    static func earlierStore(id: String, database: String?, setup: PluginSetup?) -> EarlierStateStore? {
+        guard let path = database.map({ setup?.resolvePath($0) ?? $0 })
+                ?? setup?.stateDirectory.map({ $0 + "/region-" + id + ".sqlite" }) else { return nil }
+        return EarlierStateStore(path: path, kind: "region", collections: ["condition": RuntimeConditions.keyPrefix])
+    }
+
     public init(id: String, configuration: RegionConfiguration, setup: PluginSetup? = nil,
                 logger: Logger = Logger(label: "locus.region")) throws {
         self.id = id
@@ -68,9 +78,10 @@ public struct RegionService: CommandableService, DeviceKeyedService, KeyedStatef
             minDistance: configuration.minDistance, minDuration: configuration.minDuration,
             maxAccuracy: configuration.maxAccuracy), perDevice: setup?.perDevice ?? false)
         if let database = configuration.database {
-            logger.warning("database is no longer used: the runtime keeps the region state in <state_directory>/services/<id>.sqlite; the old file is not read", metadata: [
+            logger.warning("database is no longer used: the runtime keeps the region state in <state_directory>/services/<id>.sqlite (it imports the conditions added at runtime from this file at its first start)", metadata: [
                 "plugin": "\(id)", "database": "\(database)"])
         }
+        earlierStateStore = Self.earlierStore(id: id, database: configuration.database, setup: setup)
         filePath = configuration.file.map { setup?.resolvePath($0) ?? $0 }
         for c in configuration.regions {
             if let problem = eventSizeProblem(c) { throw ConfigValueError(key: "regions", problem) }

@@ -58,11 +58,13 @@ final class ServiceStateKeeper {
         /// Committed state records a restart could not use (damaged, or no longer fitting the
         /// config), deleted: what the service had remembered there is lost, so it is counted.
         var recordsDropped: UInt64 = 0
+        /// Records copied from an earlier version's own store of the service at its first start.
+        var recordsImported: UInt64 = 0
 
         var reported: [String: UInt64] {
             ["state_commits": commits, "inputs_already_processed": alreadyProcessed,
              "events_republished": republished, "events_already_delivered": alreadyDelivered,
-             "state_records_dropped": recordsDropped]
+             "state_records_dropped": recordsDropped, "state_records_imported": recordsImported]
         }
     }
 
@@ -96,6 +98,7 @@ final class ServiceStateKeeper {
     /// was committed but not seen delivered. Called before each instance's first message.
     func start(_ service: inout any ServicePlugin) throws {
         var tracker = ServiceStateTracker(for: service)
+        try importEarlierStore(of: service)
         let records = try store.textRecords(in: Self.stateCollection)
         if !records.isEmpty {
             do {
@@ -130,6 +133,35 @@ final class ServiceStateKeeper {
             logger.info("service state restored", metadata: [
                 "plugin": "\(id)", "records": "\(records.count)", "inputs": "\(marks.count)", "seq": "\(seq)"])
         }
+    }
+
+    /// At the first start with an empty store, copies what an earlier version kept in the
+    /// service's own file (`ImportsEarlierStateStore`) into this store. A file that cannot be
+    /// read is reported and skipped: the service starts as it would without it.
+    private func importEarlierStore(of service: any ServicePlugin) throws {
+        guard let earlier = (service as? any ImportsEarlierStateStore)?.earlierStateStore,
+              FileManager.default.fileExists(atPath: earlier.path),
+              try store.textRecords(in: Self.stateCollection).isEmpty, try store.meta(Self.seqMeta) == nil else { return }
+        var changes = StateChanges()
+        var imported = 0
+        do {
+            let old = try ServiceStateStore(path: earlier.path, kind: earlier.kind)
+            for (collection, prefix) in earlier.collections.sorted(by: { $0.key < $1.key }) {
+                for (key, value) in try old.textRecords(in: collection).sorted(by: { $0.key < $1.key }) {
+                    changes.put(Self.stateCollection, key: prefix + key, json: value)
+                    imported += 1
+                }
+            }
+        } catch {
+            logger.warning("the state file an earlier version of Locus kept for this service cannot be read; it is not imported", metadata: [
+                "plugin": "\(id)", "file": "\(earlier.path)", "reason": "\(error)"])
+            return
+        }
+        guard imported > 0 else { return }
+        _ = try store.commit(changes)
+        count { $0.recordsImported += UInt64(imported) }
+        logger.notice("imported the state an earlier version of Locus kept for this service; the old file is left as it was", metadata: [
+            "plugin": "\(id)", "file": "\(earlier.path)", "records": "\(imported)"])
     }
 
     /// True when `message` was processed before the restart (counted; the runner skips it).

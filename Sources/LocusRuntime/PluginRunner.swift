@@ -345,7 +345,8 @@ public final class PluginRunner: Service, @unchecked Sendable {
     }
 
     /// The service loop with its state kept (`ServiceStateKeeper`): a batch is processed, then
-    /// committed with the events it caused, then those are published. Control commands are
+    /// committed with the events it caused, then those are published (the commit and publish on
+    /// the keeper's thread, while the next batch is processed). Control commands are
     /// taken between two batches and committed the same way, each on its own, before the reply:
     /// a reply that says a fence was added means the fence survives a `kill -9`.
     private func runKeepingState(_ service: inout any ServicePlugin, keeper: ServiceStateKeeper, feed: any BusFeed,
@@ -368,14 +369,19 @@ public final class PluginRunner: Service, @unchecked Sendable {
                     keeper.processed(message)
                     events += output.events
                 }
-                try keeper.commitAndPublish(&service, events: events)
+                // Committed and published on the keeper's thread while the next batch is processed.
+                let consumed = batch.prefix(handled)
+                try keeper.commitAndPublishInBackground(&service, events: events) { [self] in
+                    for message in consumed { noteConsumed(message) }
+                }
                 noteCounters(of: service)
-                for message in batch.prefix(handled) { noteConsumed(message) }
                 if handled < batch.count { logCancelledBacklog(); break reading }
             }
         } catch {
             failure = error
         }
+        do { try keeper.finishCommits() } catch { if failure == nil { failure = error } }
+        defer { keeper.closeCommitter() }
         guard let inbox else {
             if let failure { throw failure }
             return

@@ -17,6 +17,10 @@ import Logging
 /// A batch that changed no state and caused no event is not committed: processed again after a
 /// restart, it gives the same nothing.
 ///
+/// The runner's batches are committed and published on a thread of the keeper's own
+/// (`StateCommitter`) while the service processes the next batch, in order, at most one waiting;
+/// commands, the restore and the end of the loop wait for them (`commitAndPublish` drains first).
+///
 /// Published events stay in the outbox for `acknowledgeAfter` seconds: publishing hands them to
 /// the outlet's thread, which passes them to the hub a moment later, so an event is only known
 /// to have reached the hub (and its journal) some time after `send` returned. Later commits
@@ -38,6 +42,7 @@ final class ServiceStateKeeper {
     /// commit `acknowledgeAfter` seconds later.
     private var published: [(id: Int64, atMs: Int64)] = []
     private var publishedHead = 0
+    private lazy var committer = StateCommitter(name: "locus-commit")
     static let acknowledgeAfter: Int64 = 5_000
     /// What the runner reports (`locus ctl status`, metrics); read from other threads.
     var counters: Counters { countersLock.withLock { counted } }
@@ -97,6 +102,10 @@ final class ServiceStateKeeper {
     /// Puts the last commit back into a fresh `service` and the publisher, and publishes what
     /// was committed but not seen delivered. Called before each instance's first message.
     func start(_ service: inout any ServicePlugin) throws {
+        // A commit of the previous instance may still run, or may have failed (the reason for
+        // this restart): what is committed is what the new instance starts from.
+        try? committer.drain()
+        committer.reset()
         var tracker = ServiceStateTracker(for: service)
         try importEarlierStore(of: service)
         let records = try store.textRecords(in: Self.stateCollection)
@@ -175,12 +184,56 @@ final class ServiceStateKeeper {
     func processed(_ message: BusMessage) { position.processed(message) }
 
     /// Commits the batch just processed (state changes, input position, `events` encoded) in one
-    /// transaction, then publishes the events. Throws when the commit fails: nothing of the
-    /// batch was committed or published (the runner restarts the service from the last commit).
-    /// `restoredKeys`: the records just restored (the commit that follows a restore), so that
-    /// those the service deleted are counted as dropped.
+    /// transaction, then publishes the events, before returning (a command's reply waits for
+    /// it). Throws when the commit fails: nothing of the batch was committed or published (the
+    /// runner restarts the service from the last commit). `restoredKeys`: the records just
+    /// restored (the commit that follows a restore), so that those the service deleted are
+    /// counted as dropped.
     func commitAndPublish(_ service: inout any ServicePlugin, events: [ServiceOutput.Event],
                           restoredKeys: Set<String>? = nil) throws {
+        try committer.drain()
+        guard let prepared = try prepare(&service, events: events, restoredKeys: restoredKeys) else { return }
+        try execute(prepared)
+    }
+
+    /// `commitAndPublish` for the runner's batches: the commit is prepared here, on the service's
+    /// task, and written and published on the committer's thread while the service goes on with
+    /// its next batch; `then` runs once the events are published. Throws the failure of an
+    /// earlier batch's commit (then nothing of this one is committed either).
+    func commitAndPublishInBackground(_ service: inout any ServicePlugin, events: [ServiceOutput.Event],
+                                      then: @escaping @Sendable () -> Void) throws {
+        guard let prepared = try prepare(&service, events: events, restoredKeys: nil) else {
+            // Nothing to commit, but `then` still runs after the batches before it (the delivery
+            // gate must not see a later batch consumed before an earlier one).
+            try committer.submit(then)
+            return
+        }
+        try committer.submit { [self] in
+            try execute(prepared)
+            then()
+        }
+    }
+
+    /// Waits until every batch handed to `commitAndPublishInBackground` is committed and
+    /// published; throws the first failure.
+    func finishCommits() throws { try committer.drain() }
+
+    /// Lets the committer's thread end (the service loop ended; a later batch starts another).
+    func closeCommitter() { committer.close() }
+
+    /// A batch's commit as prepared on the service's task: what goes into the store, and the
+    /// events to publish once it has.
+    struct PreparedCommit: @unchecked Sendable {
+        var changes: StateChanges
+        var encoded: [EncodedEvent]
+        var committedMs: Int64
+        var afterRestore: Bool
+    }
+
+    /// Takes the service's state changes and the batch's position and encodes its events (they
+    /// get their sequence numbers here, in order); nil when there is nothing to commit.
+    private func prepare(_ service: inout any ServicePlugin, events: [ServiceOutput.Event],
+                         restoredKeys: Set<String>?) throws -> PreparedCommit? {
         let stateChanges = try tracker?.changes(in: &service) ?? []
         if let restoredKeys {
             let dropped = stateChanges.filter { $0.value == nil && restoredKeys.contains($0.key) }.count
@@ -190,7 +243,7 @@ final class ServiceStateKeeper {
                     "plugin": "\(id)", "records": "\(dropped)"])
             }
         }
-        if stateChanges.isEmpty, events.isEmpty { return }
+        if stateChanges.isEmpty, events.isEmpty { return nil }
         let encoded = publisher.encode(events)
         let now = Self.wallClockMs()
         var changes = StateChanges()
@@ -212,6 +265,15 @@ final class ServiceStateKeeper {
             }
             topicSeqLog.commit(lastOnTopic.map { ($0.key, String($0.value)) }, into: &changes)
         }
+        return PreparedCommit(changes: changes, encoded: encoded, committedMs: now, afterRestore: restoredKeys != nil)
+    }
+
+    /// Commits `prepared` with the acknowledgement of events published long enough ago, then
+    /// publishes its events. Runs on the committer's thread, or on the service's task once the
+    /// committer is drained: never both at once (`published` is this function's alone).
+    private func execute(_ prepared: PreparedCommit) throws {
+        var changes = prepared.changes
+        let now = prepared.committedMs
         var acknowledged = publishedHead
         while acknowledged < published.count, published[acknowledged].atMs <= now - Self.acknowledgeAfter { acknowledged += 1 }
         if acknowledged > publishedHead { changes.acknowledge(through: published[acknowledged - 1].id) }
@@ -224,8 +286,8 @@ final class ServiceStateKeeper {
         }
         if let last = ids.last { published.append((last, now)) }
         // The commit after a restore carries no events: the test hook waits for one that does.
-        if restoredKeys == nil { CrashHook.afterCommit(id) }
-        publisher.send(encoded)
+        if !prepared.afterRestore { CrashHook.afterCommit(id) }
+        publisher.send(prepared.encoded)
     }
 
     /// Publishes envelopes committed before the restart and not acknowledged, except those the

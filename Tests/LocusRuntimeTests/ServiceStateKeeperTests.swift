@@ -2,6 +2,7 @@ import Foundation
 import LocusCore
 @testable import LocusRuntime
 import LocusStore
+import LocusBeaconService
 import LocusRegionService
 import Logging
 import Testing
@@ -155,5 +156,27 @@ import Testing
         try keeper.start(&plain)
         #expect((plain as? RegionService)?.condition("added") == nil)
         #expect(keeper.counters.reported["state_records_imported"] == 0)
+    }
+
+    /// The same for a beacon service's conditions added at runtime (`beacon-<id>.sqlite`).
+    @Test func aBeaconServicesRuntimeConditionsSurviveTheUpgrade() throws {
+        let dir = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let added = try BeaconCondition(definition: .object(["id": .string("lab"), "uuid": .string("2f234454-cf6d-4a0f-adf2-f4911ba9ffa6"), "major": .number(3838)]),
+                                        origin: .runtime)
+        do {
+            let old = try ServiceStateStore(path: dir + "/beacon-tags.sqlite", kind: "beacon")
+            var changes = StateChanges()
+            changes.put("condition", key: "lab", value: added.definition)
+            _ = try old.commit(changes)
+        }
+        let setup = PluginSetup(id: "tags", kind: .service, configDirectory: dir, endpoints: HubEndpoints(ingest: "", publish: "", control: ""),
+                                logger: .init(label: "t"), stateDirectory: dir)
+        var service: any ServicePlugin = try BeaconService(id: "tags", configuration: BeaconConfiguration(), setup: setup)
+        let store = try ServiceStateStore(path: dir + "/tags.sqlite", kind: "service")
+        let keeper = Self.keeper(store, id: "tags")
+        try keeper.start(&service)
+        #expect((service as? BeaconService)?.conditionIDs == ["lab"])
+        #expect(keeper.counters.reported["state_records_imported"] == 1)
     }
 }

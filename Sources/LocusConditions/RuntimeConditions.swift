@@ -8,6 +8,15 @@ public enum RuntimeConditions {
 
     public static func key(_ id: String) -> String { keyPrefix + id }
 
+    /// Where a `kind` service (`region`, `beacon`) kept its runtime conditions before the
+    /// runtime kept service state: its `database:` path, or `<state_directory>/<kind>-<id>.sqlite`;
+    /// its `condition` collection (one definition per id) becomes the `condition/<id>` records.
+    public static func earlierStore(kind: String, id: String, database: String?, setup: PluginSetup?) -> EarlierStateStore? {
+        guard let path = database.map({ setup?.resolvePath($0) ?? $0 })
+                ?? setup?.stateDirectory.map({ $0 + "/" + kind + "-" + id + ".sqlite" }) else { return nil }
+        return EarlierStateStore(path: path, kind: kind, collections: ["condition": keyPrefix])
+    }
+
     /// The runtime conditions in `records`, in id order, read with `read`. Config wins for its
     /// own ids: those are dropped with one warning. A record that does not read, or whose
     /// definition names another id, is dropped with an error. Returns the conditions kept and

@@ -79,6 +79,19 @@ import Testing
                            journal: nil, logger: Logger(label: "t"))
     }
 
+    /// An earlier version's own store of a `kind` service, holding `conditions` added at runtime.
+    static func writeEarlierStore(_ path: String, kind: String, conditions: [String: JSONValue]) throws {
+        let old = try ServiceStateStore(path: path, kind: kind)
+        var changes = StateChanges()
+        for (id, definition) in conditions { changes.put("condition", key: id, value: definition) }
+        _ = try old.commit(changes)
+    }
+
+    static func setup(_ id: String, stateDirectory: String) -> PluginSetup {
+        PluginSetup(id: id, kind: .service, configDirectory: stateDirectory, endpoints: HubEndpoints(ingest: "", publish: "", control: ""),
+                    logger: .init(label: "t"), stateDirectory: stateDirectory)
+    }
+
     /// The first start copies the earlier file's rows (prefixed) into the store and the
     /// service; later starts do not copy them again, even once the service deleted them.
     @Test func anEarlierStoreIsImportedOnceAtTheFirstStart() throws {
@@ -122,14 +135,8 @@ import Testing
         let dir = try Self.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let added = try RegionCondition(id: "added", center: Coordinate(latitude: 52.52, longitude: 13.405), radius: 80, origin: .runtime)
-        do {
-            let old = try ServiceStateStore(path: dir + "/region-fences.sqlite", kind: "region")
-            var changes = StateChanges()
-            changes.put("condition", key: "added", value: added.definition)
-            _ = try old.commit(changes)
-        }
-        let setup = PluginSetup(id: "fences", kind: .service, configDirectory: dir, endpoints: HubEndpoints(ingest: "", publish: "", control: ""),
-                                logger: .init(label: "t"), stateDirectory: dir)
+        try Self.writeEarlierStore(dir + "/region-fences.sqlite", kind: "region", conditions: ["added": added.definition])
+        let setup = Self.setup("fences", stateDirectory: dir)
         let configured = try RegionCondition(id: "home", center: Coordinate(latitude: 52.5, longitude: 13.4), radius: 100, origin: .config)
         func region() throws -> any ServicePlugin {
             try RegionService(id: "fences", configuration: RegionConfiguration.with { $0.regions = [configured] }, setup: setup)
@@ -164,14 +171,8 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let added = try BeaconCondition(definition: .object(["id": .string("lab"), "uuid": .string("2f234454-cf6d-4a0f-adf2-f4911ba9ffa6"), "major": .number(3838)]),
                                         origin: .runtime)
-        do {
-            let old = try ServiceStateStore(path: dir + "/beacon-tags.sqlite", kind: "beacon")
-            var changes = StateChanges()
-            changes.put("condition", key: "lab", value: added.definition)
-            _ = try old.commit(changes)
-        }
-        let setup = PluginSetup(id: "tags", kind: .service, configDirectory: dir, endpoints: HubEndpoints(ingest: "", publish: "", control: ""),
-                                logger: .init(label: "t"), stateDirectory: dir)
+        try Self.writeEarlierStore(dir + "/beacon-tags.sqlite", kind: "beacon", conditions: ["lab": added.definition])
+        let setup = Self.setup("tags", stateDirectory: dir)
         var service: any ServicePlugin = try BeaconService(id: "tags", configuration: BeaconConfiguration(), setup: setup)
         let store = try ServiceStateStore(path: dir + "/tags.sqlite", kind: "service")
         let keeper = Self.keeper(store, id: "tags")

@@ -96,8 +96,6 @@ extension BeaconService {
         return o
     }
 
-    /// Commands are not part of a replay: their events carry the time of the last message
-    /// received, or the wall clock before any.
     /// Events of a command: at the last message's time, or before any message at the time the
     /// runtime took it (`commandArrives`).
     var commandTime: EventTime { lastMessageTime ?? arrivalTime ?? EventTime(milliseconds: 0) }

@@ -69,12 +69,6 @@ public struct BeaconService: CommandableService, DeviceKeyedService, KeyedStatef
     /// conditions are imported at the first start (`ImportsEarlierStateStore`).
     public let earlierStateStore: EarlierStateStore?
 
-    static func earlierStore(id: String, database: String?, setup: PluginSetup?) -> EarlierStateStore? {
-        guard let path = database.map({ setup?.resolvePath($0) ?? $0 })
-                ?? setup?.stateDirectory.map({ $0 + "/beacon-" + id + ".sqlite" }) else { return nil }
-        return EarlierStateStore(path: path, kind: "beacon", collections: ["condition": RuntimeConditions.keyPrefix])
-    }
-
     public init(id: String, configuration: BeaconConfiguration, setup: PluginSetup? = nil,
                 logger: Logger = Logger(label: "locus.beacon")) throws {
         self.id = id
@@ -87,7 +81,7 @@ public struct BeaconService: CommandableService, DeviceKeyedService, KeyedStatef
             logger.warning("database is no longer used: the runtime keeps the beacon state in <state_directory>/services/<id>.sqlite (it imports the conditions added at runtime from this file at its first start)", metadata: [
                 "plugin": "\(id)", "database": "\(database)"])
         }
-        earlierStateStore = Self.earlierStore(id: id, database: configuration.database, setup: setup)
+        earlierStateStore = RuntimeConditions.earlierStore(kind: "beacon", id: id, database: configuration.database, setup: setup)
     }
 
     public var subscriptions: [String] {

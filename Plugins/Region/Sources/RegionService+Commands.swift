@@ -89,8 +89,6 @@ extension RegionService {
         }
     }
 
-    /// Commands are not part of a replay: their events carry the time of the last message
-    /// received, or the wall clock before any.
     /// Events of a command or file change: at the last message's time, or before any message
     /// at the time the runtime took it (`commandArrives`).
     var commandTime: EventTime {

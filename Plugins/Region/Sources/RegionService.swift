@@ -61,12 +61,6 @@ public struct RegionService: CommandableService, DeviceKeyedService, KeyedStatef
     /// conditions are imported at the first start (`ImportsEarlierStateStore`).
     public let earlierStateStore: EarlierStateStore?
 
-    static func earlierStore(id: String, database: String?, setup: PluginSetup?) -> EarlierStateStore? {
-        guard let path = database.map({ setup?.resolvePath($0) ?? $0 })
-                ?? setup?.stateDirectory.map({ $0 + "/region-" + id + ".sqlite" }) else { return nil }
-        return EarlierStateStore(path: path, kind: "region", collections: ["condition": RuntimeConditions.keyPrefix])
-    }
-
     public init(id: String, configuration: RegionConfiguration, setup: PluginSetup? = nil,
                 logger: Logger = Logger(label: "locus.region")) throws {
         self.id = id
@@ -81,7 +75,7 @@ public struct RegionService: CommandableService, DeviceKeyedService, KeyedStatef
             logger.warning("database is no longer used: the runtime keeps the region state in <state_directory>/services/<id>.sqlite (it imports the conditions added at runtime from this file at its first start)", metadata: [
                 "plugin": "\(id)", "database": "\(database)"])
         }
-        earlierStateStore = Self.earlierStore(id: id, database: configuration.database, setup: setup)
+        earlierStateStore = RuntimeConditions.earlierStore(kind: "region", id: id, database: configuration.database, setup: setup)
         filePath = configuration.file.map { setup?.resolvePath($0) ?? $0 }
         for c in configuration.regions {
             if let problem = eventSizeProblem(c) { throw ConfigValueError(key: "regions", problem) }

@@ -68,7 +68,8 @@ let package = Package(
         .executableTarget(
             name: "LocusStateFuzz",
             // LocusDaemon brings every built-in plugin, the region service among them.
-            dependencies: ["CLibFuzzer", .product(name: "LocusDaemon", package: "Locus"), .product(name: "LocusCore", package: "Locus")]
+            dependencies: ["CLibFuzzer", .product(name: "LocusDaemon", package: "Locus"), .product(name: "LocusCore", package: "Locus"),
+                           .product(name: "LocusStore", package: "Locus")]
         ),
         .executableTarget(
             name: "LocusGeoJSONFuzz",

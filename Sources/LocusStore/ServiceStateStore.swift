@@ -241,15 +241,41 @@ public final class ServiceStateStore: @unchecked Sendable {
 
     /// `event_type` of an outbox row holding a whole envelope (`append(envelope:topic:time:)`).
     static let envelopeMarker = "locus.envelope"
+    /// `event_type` of an outbox row holding a batch of envelopes (`append(envelopes:time:)`).
+    static let envelopeBatchMarker = "locus.envelopes"
 
-    /// Envelopes appended with `append(envelope:topic:time:)` and not yet acknowledged, oldest
-    /// first, with the time they were appended with (in milliseconds).
-    public func pendingEnvelopes() throws -> [(id: Int64, topic: String, body: String, committedMs: Int64)] {
+    /// Envelopes appended with `append(envelope:topic:time:)` or `append(envelopes:time:)` and
+    /// not yet acknowledged, oldest first, each with its row's id (shared by a batch's envelopes)
+    /// and the time it was appended with (in milliseconds); `unreadableRows`: batch rows whose
+    /// text does not read (a damaged store), left out.
+    public func pendingEnvelopes() throws -> PendingEnvelopes {
         let rows = try onQueue("read outbox") { db in
-            try Row.fetchAll(db.cachedStatement(sql: "SELECT id, topic, payload, time_ms FROM outbox WHERE event_type = ? ORDER BY id"),
-                             arguments: [Self.envelopeMarker])
+            try Row.fetchAll(db.cachedStatement(sql: "SELECT id, topic, payload, time_ms, event_type FROM outbox WHERE event_type IN (?, ?) ORDER BY id"),
+                             arguments: [Self.envelopeMarker, Self.envelopeBatchMarker])
         }
-        return rows.map { ($0[0], $0[1], $0[2], $0[3]) }
+        var pending = PendingEnvelopes()
+        for row in rows {
+            let id: Int64 = row[0], committedMs: Int64 = row[3], kind: String = row[4]
+            if kind == Self.envelopeMarker {
+                pending.envelopes.append((id, row[1], row[2], committedMs))
+            } else if let batch = EnvelopeBatch.envelopes(in: row[2]) {
+                pending.envelopes += batch.map { (id, $0.topic, $0.body, committedMs) }
+            } else {
+                pending.unreadableRows += 1
+            }
+            pending.lastID = id
+        }
+        return pending
+    }
+
+    /// What `pendingEnvelopes()` found.
+    public struct PendingEnvelopes: Sendable {
+        public var envelopes: [(id: Int64, topic: String, body: String, committedMs: Int64)] = []
+        /// Batch rows that did not read; their envelopes are not in `envelopes`.
+        public var unreadableRows = 0
+        /// The id of the last row read, readable or not (what to acknowledge through); nil
+        /// when the outbox holds no envelope.
+        public var lastID: Int64?
     }
 
     /// Outbox events not yet acknowledged, oldest (lowest id) first.
@@ -320,6 +346,10 @@ public final class ServiceStateStore: @unchecked Sendable {
         case let .appendEnvelope(topic, time, body):
             try db.cachedStatement(sql: "INSERT INTO outbox (topic, time_ms, event_type, payload) VALUES (?, ?, ?, ?)")
                 .execute(arguments: [topic, time.milliseconds, Self.envelopeMarker, body])
+            ids.append(db.lastInsertedRowID)
+        case let .appendEnvelopes(time, text):
+            try db.cachedStatement(sql: "INSERT INTO outbox (topic, time_ms, event_type, payload) VALUES (?, ?, ?, ?)")
+                .execute(arguments: ["", time.milliseconds, Self.envelopeBatchMarker, text])
             ids.append(db.lastInsertedRowID)
         }
     }

@@ -11,6 +11,7 @@ public struct StateChanges: Sendable {
         case append(StoredEvent)
         case putText(collection: String, key: String, text: String)
         case appendEnvelope(topic: String, time: EventTime, body: String)
+        case appendEnvelopes(time: EventTime, text: String)
         case acknowledge(throughID: Int64)
     }
 
@@ -60,6 +61,14 @@ public struct StateChanges: Sendable {
     /// will publish, sequence numbers included). Read back with `pendingEnvelopes()`.
     public mutating func append(envelope body: String, topic: String, time: EventTime) {
         changes.append(.appendEnvelope(topic: topic, time: time, body: body))
+    }
+
+    /// Appends encoded envelopes to the outbox as ONE row (`EnvelopeBatch`), in order: what a
+    /// runtime commit does with a batch's events. Read back, one by one, with
+    /// `pendingEnvelopes()`. Nothing is appended for an empty list.
+    public mutating func append(envelopes: [(topic: String, body: [UInt8])], time: EventTime) {
+        guard !envelopes.isEmpty else { return }
+        changes.append(.appendEnvelopes(time: time, text: EnvelopeBatch.text(envelopes)))
     }
 
     /// Appends every change of `other`, after this batch's own.

@@ -1,7 +1,7 @@
 import Foundation
 import LocusCore
 @testable import LocusRuntime
-import LocusStore
+@testable import LocusStore
 import LocusBeaconService
 import LocusRegionService
 import Logging
@@ -55,6 +55,33 @@ import Testing
         var fresh: any ServicePlugin = Numbers()
         try again.start(&fresh)
         #expect(again.counters.reported["state_records_dropped"] == 0)
+    }
+
+    /// A batch's events are committed as one outbox row; after a restart they are published in
+    /// order. A row that does not read back (a damaged store) is counted, not published, and
+    /// acknowledged with the rest so the next start does not meet it again.
+    @Test func eventsCommittedBeforeARestartArePublishedAndAnUnreadableRowIsCounted() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("keeper-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let store = try ServiceStateStore(path: dir + "/numbers.sqlite", kind: "service")
+        var batch = StateChanges()
+        batch.append(envelopes: [("x.a", Array("1".utf8)), ("x.b", Array("2".utf8))], time: EventTime(milliseconds: 1))
+        try store.commit(batch)
+        try store.executeForTesting("INSERT INTO outbox (topic, time_ms, event_type, payload) VALUES ('', 1, 'locus.envelopes', '3 99\nx.c3')")
+        var later = StateChanges()
+        later.append(envelopes: [("x.d", Array("4".utf8))], time: EventTime(milliseconds: 2))
+        try store.commit(later)
+
+        let outlet = MemoryOutlet()
+        let keeper = ServiceStateKeeper(id: "numbers", store: store, publisher: EventPublisher(producer: "numbers", outlet: outlet),
+                                        journal: nil, logger: Logger(label: "t"))
+        var service: any ServicePlugin = Numbers()
+        try keeper.start(&service)
+        #expect(outlet.take().map { $0.topic + "=" + String(decoding: $0.body, as: UTF8.self) } == ["x.a=1", "x.b=2", "x.d=4"])
+        #expect(keeper.counters.reported["events_republished"] == 3)
+        #expect(keeper.counters.reported["outbox_rows_unreadable"] == 1)
+        #expect(try store.pendingEnvelopes().lastID == nil)
     }
 
     /// Numbers that an earlier version kept in a file of its own, collection `condition`.

@@ -1,6 +1,7 @@
 import LocusBeaconService
 import LocusCore
 import LocusRegionService
+import LocusStore
 
 /// libFuzzer's per-input callback: the input as the records of a service state store (one per
 /// line, `key<TAB>value`; docs/writing-plugins.md "State"), given to a fresh region service as
@@ -9,6 +10,8 @@ import LocusRegionService
 /// records as the service then commits them read back into the same conditions, and a second
 /// restore from them finds nothing more to delete. Then the same for a beacon service, with each
 /// value also as each kind of beacon record (a device's monitor, a condition, the service).
+/// Last, the whole input as the text of an outbox row of envelopes (`EnvelopeBatch`): reading
+/// never traps, and what reads, written again, reads back the same.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     guard let data else { return 0 }
@@ -38,6 +41,12 @@ public func fuzz(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
         let second = restoreBeacon(&again, perDevice: perDevice)
         precondition(first.ids == second.ids, "invariant broken: the committed beacon records read back as other conditions")
         precondition(second.deleted.isEmpty, "invariant broken: beacon records committed after a restore were dropped by the next: \(second.deleted)")
+    }
+    let row = String(decoding: UnsafeBufferPointer(start: data, count: size), as: UTF8.self)
+    if let envelopes = EnvelopeBatch.envelopes(in: row) {
+        let again = EnvelopeBatch.envelopes(in: EnvelopeBatch.text(envelopes.map { ($0.topic, Array($0.body.utf8)) }))
+        precondition(again.map { $0.map { $0.topic + "\u{0}" + $0.body } } == envelopes.map { $0.topic + "\u{0}" + $0.body },
+                     "invariant broken: an outbox row written again reads back as other envelopes")
     }
     return 0
 }

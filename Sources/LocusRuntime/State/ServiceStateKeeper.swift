@@ -65,11 +65,15 @@ final class ServiceStateKeeper {
         var recordsDropped: UInt64 = 0
         /// Records copied from an earlier version's own store of the service at its first start.
         var recordsImported: UInt64 = 0
+        /// Outbox rows (each a batch's events) committed before a restart that did not read back
+        /// (a damaged store): their events are not published.
+        var outboxRowsUnreadable: UInt64 = 0
 
         var reported: [String: UInt64] {
             ["state_commits": commits, "inputs_already_processed": alreadyProcessed,
              "events_republished": republished, "events_already_delivered": alreadyDelivered,
-             "state_records_dropped": recordsDropped, "state_records_imported": recordsImported]
+             "state_records_dropped": recordsDropped, "state_records_imported": recordsImported,
+             "outbox_rows_unreadable": outboxRowsUnreadable]
         }
     }
 
@@ -258,11 +262,10 @@ final class ServiceStateKeeper {
         if let last = encoded.last {
             changes.setMeta(Self.seqMeta, String(last.seq))
             var lastOnTopic: [String: UInt64] = [:]
-            for e in encoded {
-                lastOnTopic[e.topic] = e.topicSeq
-                // The row's time is when it was committed, for the journal search after a restart.
-                changes.append(envelope: String(decoding: e.body, as: UTF8.self), topic: e.topic, time: EventTime(milliseconds: now))
-            }
+            for e in encoded { lastOnTopic[e.topic] = e.topicSeq }
+            // One outbox row for the batch. Its time is when it was committed, for the journal
+            // search after a restart.
+            changes.append(envelopes: encoded.map { ($0.topic, $0.body) }, time: EventTime(milliseconds: now))
             topicSeqLog.commit(lastOnTopic.map { ($0.key, String($0.value)) }, into: &changes)
         }
         return PreparedCommit(changes: changes, encoded: encoded, committedMs: now, afterRestore: restoredKeys != nil)
@@ -293,8 +296,14 @@ final class ServiceStateKeeper {
     /// Publishes envelopes committed before the restart and not acknowledged, except those the
     /// journal shows the hub received; then acknowledges them all.
     private func publishPending() throws {
-        let pending = try store.pendingEnvelopes()
-        guard let last = pending.last else { return }
+        let outbox = try store.pendingEnvelopes()
+        guard let last = outbox.lastID else { return }
+        if outbox.unreadableRows > 0 {
+            count { $0.outboxRowsUnreadable += UInt64(outbox.unreadableRows) }
+            logger.warning("events committed before the restart could not be read back from the store; they are not published", metadata: [
+                "plugin": "\(id)", "store": "\(store.path ?? "")", "rows": "\(outbox.unreadableRows)"])
+        }
+        let pending = outbox.envelopes
         let delivered = deliveredSequences(pending.map(\.topic), since: pending.map(\.committedMs).min() ?? 0)
         var sent = 0
         for row in pending {
@@ -311,7 +320,7 @@ final class ServiceStateKeeper {
             sent += 1
         }
         var ack = StateChanges()
-        ack.acknowledge(through: last.id)
+        ack.acknowledge(through: last)
         try store.commit(ack)
         published.removeAll()
         publishedHead = 0

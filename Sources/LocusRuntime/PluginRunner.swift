@@ -360,6 +360,7 @@ public final class PluginRunner: Service, @unchecked Sendable {
                 guard let batch = await feed.queue.take() else { break }
                 var events: [ServiceOutput.Event] = []
                 var handled = 0
+                var processed = 0
                 for message in batch {
                     if Task.isCancelled { break }
                     handled += 1
@@ -367,11 +368,12 @@ public final class PluginRunner: Service, @unchecked Sendable {
                     var output = ServiceOutput()
                     try service.receive(message, output: &output)
                     keeper.processed(message)
+                    processed += 1
                     events += output.events
                 }
                 // Committed and published on the keeper's thread while the next batch is processed.
                 let consumed = batch.prefix(handled)
-                try keeper.commitAndPublishInBackground(&service, events: events) { [self] in
+                try keeper.commitAndPublishInBackground(&service, events: events, inputs: processed) { [self] in
                     for message in consumed { noteConsumed(message) }
                 }
                 noteCounters(of: service)

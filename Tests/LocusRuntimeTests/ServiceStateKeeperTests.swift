@@ -84,6 +84,42 @@ import Testing
         #expect(try store.pendingEnvelopes().lastID == nil)
     }
 
+    /// A commit that fails loses the inputs of its batch and of the batches handed over behind
+    /// it (the instance restarts from the last commit, the feed goes on): counted at the restart
+    /// in `inputs_lost_to_failed_commit`, never silently.
+    @Test func inputsOfBatchesWhoseCommitFailedAreCounted() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("keeper-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let store = try ServiceStateStore(path: dir + "/numbers.sqlite", kind: "service")
+        let keeper = ServiceStateKeeper(id: "numbers", store: store, publisher: EventPublisher(producer: "numbers", outlet: MemoryOutlet()),
+                                        journal: nil, logger: Logger(label: "t"))
+        var service: any ServicePlugin = Numbers()
+        try keeper.start(&service)
+        func batch(_ n: Int) -> [ServiceOutput.Event] {
+            var output = ServiceOutput()
+            output.emit(CommandTestPlugins.CounterEvent(kind: "seen", detail: "\(n)"), topic: "x.seen", time: EventTime(milliseconds: Int64(n)))
+            return output.events
+        }
+        try keeper.commitAndPublishInBackground(&service, events: batch(1), inputs: 3) {}
+        try keeper.finishCommits()
+        struct DiskFull: Error {}
+        store.beforeApplyingChange = { _ in throw DiskFull() }
+        try keeper.commitAndPublishInBackground(&service, events: batch(2), inputs: 5) {}
+        // Behind the failing one: dropped by the committer, or refused at once with its failure.
+        try? keeper.commitAndPublishInBackground(&service, events: batch(3), inputs: 2) {}
+        #expect(throws: StateStoreError.self) { try keeper.finishCommits() }
+        #expect(keeper.counters.reported["inputs_lost_to_failed_commit"] == 7)
+
+        store.beforeApplyingChange = nil
+        var fresh: any ServicePlugin = Numbers()
+        try keeper.start(&fresh)  // the restart counts nothing twice
+        try keeper.commitAndPublishInBackground(&fresh, events: batch(4), inputs: 4) {}
+        try keeper.finishCommits()
+        #expect(keeper.counters.reported["inputs_lost_to_failed_commit"] == 7)
+        #expect(keeper.counters.reported["state_commits"] == 2)
+    }
+
     /// Numbers that an earlier version kept in a file of its own, collection `condition`.
     struct ImportingNumbers: ImportsEarlierStateStore {
         var inner = Numbers()

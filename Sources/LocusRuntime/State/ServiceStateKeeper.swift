@@ -47,6 +47,9 @@ final class ServiceStateKeeper {
     /// What the runner reports (`locus ctl status`, metrics); read from other threads.
     var counters: Counters { countersLock.withLock { counted } }
     private var counted = Counters()
+    /// Inputs of batches handed to the committer and not yet committed (under `countersLock`):
+    /// what a failed commit loses (`settleFailedCommits`).
+    private var uncommittedInputs: UInt64 = 0
     private let countersLock = NSLock()
 
     private func count(_ change: (inout Counters) -> Void) { countersLock.withLock { change(&counted) } }
@@ -68,12 +71,16 @@ final class ServiceStateKeeper {
         /// Outbox rows (each a batch's events) committed before a restart that did not read back
         /// (a damaged store): their events are not published.
         var outboxRowsUnreadable: UInt64 = 0
+        /// Input messages the service processed in batches whose commit failed (disk full, a
+        /// damaged store), or that were behind such a batch: the instance restarts from the last
+        /// commit and the feed goes on after them, so what they would have changed is lost.
+        var inputsLostToFailedCommit: UInt64 = 0
 
         var reported: [String: UInt64] {
             ["state_commits": commits, "inputs_already_processed": alreadyProcessed,
              "events_republished": republished, "events_already_delivered": alreadyDelivered,
              "state_records_dropped": recordsDropped, "state_records_imported": recordsImported,
-             "outbox_rows_unreadable": outboxRowsUnreadable]
+             "outbox_rows_unreadable": outboxRowsUnreadable, "inputs_lost_to_failed_commit": inputsLostToFailedCommit]
         }
     }
 
@@ -110,6 +117,7 @@ final class ServiceStateKeeper {
         // this restart): what is committed is what the new instance starts from.
         try? committer.drain()
         committer.reset()
+        settleFailedCommits()
         var tracker = ServiceStateTracker(for: service)
         try importEarlierStore(of: service)
         let records = try store.textRecords(in: Self.stateCollection)
@@ -204,7 +212,9 @@ final class ServiceStateKeeper {
     /// task, and written and published on the committer's thread while the service goes on with
     /// its next batch; `then` runs once the events are published. Throws the failure of an
     /// earlier batch's commit (then nothing of this one is committed either).
-    func commitAndPublishInBackground(_ service: inout any ServicePlugin, events: [ServiceOutput.Event],
+    /// `inputs`: how many messages the service processed in the batch (what a failed commit
+    /// loses, counted in `inputs_lost_to_failed_commit`).
+    func commitAndPublishInBackground(_ service: inout any ServicePlugin, events: [ServiceOutput.Event], inputs: Int,
                                       then: @escaping @Sendable () -> Void) throws {
         guard let prepared = try prepare(&service, events: events, restoredKeys: nil) else {
             // Nothing to commit, but `then` still runs after the batches before it (the delivery
@@ -212,15 +222,36 @@ final class ServiceStateKeeper {
             try committer.submit(then)
             return
         }
+        let inputs = UInt64(inputs)
+        countersLock.withLock { uncommittedInputs += inputs }
         try committer.submit { [self] in
             try execute(prepared)
+            countersLock.withLock { uncommittedInputs -= inputs }
             then()
         }
     }
 
     /// Waits until every batch handed to `commitAndPublishInBackground` is committed and
-    /// published; throws the first failure.
-    func finishCommits() throws { try committer.drain() }
+    /// published; throws the first failure (after counting what it lost).
+    func finishCommits() throws {
+        do { try committer.drain() } catch {
+            settleFailedCommits()
+            throw error
+        }
+    }
+
+    /// After a failed commit (the committer drained): the inputs of the batches that did not
+    /// commit are lost, so they are counted, with a warning.
+    private func settleFailedCommits() {
+        let lost = countersLock.withLock {
+            defer { uncommittedInputs = 0 }
+            counted.inputsLostToFailedCommit += uncommittedInputs
+            return uncommittedInputs
+        }
+        guard lost > 0 else { return }
+        logger.warning("a commit failed: the messages of the batches it covered were processed but their effect is lost; the service restarts from the last commit", metadata: [
+            "plugin": "\(id)", "messages": "\(lost)"])
+    }
 
     /// Lets the committer's thread end (the service loop ended; a later batch starts another).
     func closeCommitter() { committer.close() }

@@ -15,8 +15,8 @@ extension BeaconService {
             } catch let e as BeaconConditionError {
                 throw ServiceCommandError("beacon not added: \(e.description)")
             }
-            if let existing = monitor.condition(condition.id), existing.origin != .runtime {
-                throw ServiceCommandError("beacon condition '\(condition.id)' is defined in config (conditions:); change it there")
+            if let existing = monitor.condition(condition.id) {
+                try rules.requireRuntime(condition.id, origin: existing.origin, action: "change")
             }
             // The runtime commits the change with the command's events before it replies.
             putRuntime(condition)
@@ -24,61 +24,36 @@ extension BeaconService {
             if !perDevice { emitSnapshot(condition.id, device: "", output: &output) }
             return try record(condition.id, device: "")
         case "beacon.remove":
-            let cid = try Self.id(args)
-            guard let existing = monitor.condition(cid) else { throw ServiceCommandError("no beacon condition '\(cid)'; see locus ctl beacon list") }
-            guard existing.origin == .runtime else {
-                throw ServiceCommandError("beacon condition '\(cid)' is defined in config (conditions:); remove it there")
-            }
+            let cid = try rules.id(args)
+            guard let existing = monitor.condition(cid) else { throw rules.unknown(cid) }
+            try rules.requireRuntime(cid, origin: existing.origin, action: "remove")
             removeRuntime(cid)
             return .object(["removed": .string(cid)])
         case "beacon.list":
-            let device = try commandDevice(&args, required: false)
-            let perDeviceSummary = perDevice && device.isEmpty
-            var filter: BeaconState?
-            if let raw = args["state"] {
-                guard let text = raw.stringValue, let s = BeaconState(rawValue: text) else {
-                    throw ServiceCommandError("state must be unknown, satisfied or unsatisfied")
-                }
-                filter = s
-            }
-            var limit = 1000
-            if let raw = args["limit"] {
-                guard let n = raw.doubleValue, n >= 0, n == n.rounded() else { throw ServiceCommandError("limit must be a whole number ≥ 0") }
-                limit = Int(n)
-            }
-            if let k = Set(args.keys).subtracting(["state", "limit"]).sorted().first {
-                throw ServiceCommandError("unknown argument '\(k)'; beacon list takes state and limit\(perDevice ? " (and device)" : "")")
-            }
-            if perDeviceSummary && filter != nil {
-                throw ServiceCommandError("'\(id)' keeps one state per device: state= needs device=…")
-            }
-            let shown = try monitor(of: device)
+            let query = try rules.listQuery(args)
+            let shown = try monitor(of: query.device)
             // Per device without device=: each condition with the number of devices satisfying it.
-            let satisfying = perDeviceSummary ? satisfiedCounts() : [:]
-            var items: [JSONValue] = []
-            var matched = 0
-            for cid in shown.ids {
-                guard let r = shown.record(cid), let c = shown.condition(cid) else { continue }
-                if let filter, r.state != filter { continue }
-                matched += 1
-                if items.count < limit {
-                    var o: [String: JSONValue] = ["id": .string(cid), "origin": .string(c.origin.rawValue)]
-                    if perDeviceSummary { o["devices_satisfied"] = .number(Double(satisfying[cid] ?? 0)) } else { o["state"] = .string(r.state.rawValue) }
-                    items.append(.object(o))
-                }
+            return rules.listReply(query, ids: shown.ids, arrayKey: "conditions", countKey: "devices_satisfied",
+                                      counts: query.summary ? satisfiedCounts() : [:]) { cid in
+                guard let r = shown.record(cid), let c = shown.condition(cid) else { return nil }
+                return (c.origin, r.state)
             }
-            return .object(["count": .number(Double(matched)), "conditions": .array(items), "truncated": .bool(matched > items.count)])
         case "beacon.record":
-            let device = try commandDevice(&args, required: true)
-            let cid = try Self.id(args)
-            guard monitor.condition(cid) != nil else { throw ServiceCommandError("no beacon condition '\(cid)'; see locus ctl beacon list") }
+            let device = try rules.device(&args, required: true)
+            let cid = try rules.id(args)
+            guard monitor.condition(cid) != nil else { throw rules.unknown(cid) }
             emitSnapshot(cid, device: device, output: &output)
             return try record(cid, device: device)
         case "beacon.devices":
             return try devicesReply(args)
         default:
-            throw ServiceCommandError("beacon service does not answer '\(command)'")
+            throw rules.notAnswered(command)
         }
+    }
+
+    /// The rules and wording beacon shares with region.
+    var rules: ConditionCommands {
+        ConditionCommands(kind: "beacon", noun: "beacon condition", configKey: "conditions", service: id, perDevice: perDevice)
     }
 
     /// `locus ctl` sends what looks like a number as a number: a hex prefix or id made only of
@@ -106,16 +81,7 @@ extension BeaconService {
     func record(_ cid: String, device: String) throws -> JSONValue {
         let shown = try monitor(of: device)
         guard let c = shown.condition(cid), let r = shown.record(cid) else { throw ServiceCommandError("no beacon condition '\(cid)'") }
-        var o: [String: JSONValue] = ["definition": c.definition, "monitor": .string(id)]
-        if perDevice {
-            guard !device.isEmpty else {
-                o["devices"] = .number(Double(devices.count))
-                return .object(o)
-            }
-            o["device"] = .string(device)
-        }
-        if case .object(let ro) = r.recordJSON { for (k, v) in ro { o[k] = v } }
-        return .object(o)
+        return rules.recordReply(definition: c.definition, device: device, devices: devices.count, record: r.recordJSON)
     }
 
     func emitSnapshot(_ cid: String, device: String, output: inout ServiceOutput) {
@@ -123,11 +89,5 @@ extension BeaconService {
         let suffix = perDevice ? "." + device : ""
         if perDevice { body.device = device }
         output.emit(BeaconStateSnapshot(body), topic: BeaconStateKind.topicPrefix + cid + suffix, time: commandTime)
-    }
-
-    static func id(_ args: [String: JSONValue]) throws -> String {
-        guard let cid = args["id"]?.stringValue, !cid.isEmpty else { throw ServiceCommandError("missing id=<condition id>") }
-        if let k = Set(args.keys).subtracting(["id"]).sorted().first { throw ServiceCommandError("unknown argument '\(k)'; only id is taken") }
-        return cid
     }
 }

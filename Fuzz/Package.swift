@@ -69,7 +69,7 @@ let package = Package(
             name: "LocusStateFuzz",
             // LocusDaemon brings every built-in plugin, the region service among them.
             dependencies: ["CLibFuzzer", .product(name: "LocusDaemon", package: "Locus"), .product(name: "LocusCore", package: "Locus"),
-                           .product(name: "LocusStore", package: "Locus")]
+                           .product(name: "LocusStore", package: "Locus"), .product(name: "LocusRuntime", package: "Locus")]
         ),
         .executableTarget(
             name: "LocusGeoJSONFuzz",

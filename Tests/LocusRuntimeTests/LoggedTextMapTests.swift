@@ -83,4 +83,28 @@ import Testing
         #expect(try last.load(from: store) == 0)
         #expect(last.values == ["a": "1", "c": "3"])
     }
+
+    /// Rows are keyed by the keeper's counter, 19 digits. A key that is not (a damaged store,
+    /// or one past the counter's range, which once overflowed `nextRow` and trapped) is damage:
+    /// counted, its entries not used, compacted away by the next commit.
+    @Test func aRowKeyOutsideTheCounterIsDamageNotATrap() throws {
+        let (store, dir) = try Self.store()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        var damage = StateChanges()
+        damage.put("log", key: "0000000000000000000", json: "{\"a\":\"1\"}")
+        damage.put("log", key: "9223372036854775807", json: "{\"b\":\"2\"}")
+        damage.put("log", key: "x", json: "{\"c\":\"3\"}")
+        damage.put("log", key: "-000000000000000001", json: "{\"d\":\"4\"}")
+        _ = try store.commit(damage)
+        var map = Self.fresh()
+        #expect(try map.load(from: store) == 3)
+        #expect(map.values == ["a": "1"])
+        var next = StateChanges()
+        map.commit([("e", "5")], into: &next)
+        _ = try store.commit(next)
+        var last = Self.fresh()
+        #expect(try last.load(from: store) == 0)
+        #expect(last.values == ["a": "1", "e": "5"])
+        #expect(try store.textRecords(in: "log").keys.sorted() == ["0000000000000000001"])
+    }
 }

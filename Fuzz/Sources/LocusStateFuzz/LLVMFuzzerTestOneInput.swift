@@ -1,6 +1,7 @@
 import LocusBeaconService
 import LocusCore
 import LocusRegionService
+import LocusRuntime
 import LocusStore
 
 /// libFuzzer's per-input callback: the input as the records of a service state store (one per
@@ -10,8 +11,11 @@ import LocusStore
 /// records as the service then commits them read back into the same conditions, and a second
 /// restore from them finds nothing more to delete. Then the same for a beacon service, with each
 /// value also as each kind of beacon record (a device's monitor, a condition, the service).
-/// Last, the whole input as the text of an outbox row of envelopes (`EnvelopeBatch`): reading
-/// never traps, and what reads, written again, reads back the same.
+/// Then the records as the rows of the keeper's position log (`LoggedTextMap`): reading never
+/// traps, and after the next commit (which compacts away what did not read) the log reads back
+/// as the same map with nothing damaged. Last, the whole input as the text of an outbox row of
+/// envelopes (`EnvelopeBatch`): reading never traps, and what reads, written again, reads back
+/// the same.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     guard let data else { return 0 }
@@ -42,6 +46,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
         precondition(first.ids == second.ids, "invariant broken: the committed beacon records read back as other conditions")
         precondition(second.deleted.isEmpty, "invariant broken: beacon records committed after a restore were dropped by the next: \(second.deleted)")
     }
+    readLog(records)
     let row = String(decoding: UnsafeBufferPointer(start: data, count: size), as: UTF8.self)
     if let envelopes = EnvelopeBatch.envelopes(in: row) {
         let again = EnvelopeBatch.envelopes(in: EnvelopeBatch.text(envelopes.map { ($0.topic, Array($0.body.utf8)) }))
@@ -97,4 +102,28 @@ func restoreInto(_ records: inout [String: [UInt8]], describe: (any ServicePlugi
         records[change.key] = change.value
     }
     return (describe(any), deleted.sorted())
+}
+
+/// One store for every input (a new SQLite database per input made the target ten times slower).
+nonisolated(unsafe) let logStore = try! ServiceStateStore.inMemory(kind: "service")
+
+/// `records` as the rows of a position log, and half of them as rows of its older form.
+func readLog(_ records: [String: [UInt8]]) {
+    let store = logStore
+    var rows = StateChanges()
+    rows.deleteAll(in: "log")
+    rows.deleteAll(in: "old")
+    for (n, (key, value)) in records.sorted(by: { $0.key < $1.key }).enumerated() {
+        rows.put(n % 2 == 0 ? "log" : "old", key: key, json: String(decoding: value, as: UTF8.self))
+    }
+    try! store.commit(rows)
+    var map = LoggedTextMap(collection: "log", legacyCollection: "old")
+    _ = try! map.load(from: store)
+    var next = StateChanges()
+    map.commit([("fuzz", "1")], into: &next)
+    try! store.commit(next)
+    var again = LoggedTextMap(collection: "log", legacyCollection: "old")
+    let damaged = try! again.load(from: store)
+    precondition(damaged == 0, "invariant broken: the log's next commit kept \(damaged) rows that do not read")
+    precondition(again.values == map.values, "invariant broken: the log read back as another map")
 }

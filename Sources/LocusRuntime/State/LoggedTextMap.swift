@@ -11,12 +11,12 @@ import LocusStore
 /// bench's latency (p50 186–359 ms with them, 41–61 ms without, 10,000 devices at 30,000 fixes/s).
 /// Rows are keyed by a zero-padded counter so they read back in commit order; a later entry wins.
 /// Rows of the older one-row-per-entry form (`legacyCollection`) are read first and deleted by
-/// the first commit.
-struct LoggedTextMap {
-    let collection: String
-    let legacyCollection: String
+/// the first commit. Public for the `state` fuzz target: the rows are read from a file.
+public struct LoggedTextMap {
+    public let collection: String
+    public let legacyCollection: String
     /// The map as of the last commit plus the entries given since.
-    private(set) var values: [String: String] = [:]
+    public private(set) var values: [String: String] = [:]
     /// Entries stored in the log rows (the snapshot row included).
     private var loggedEntries = 0
     private var nextRow = 0
@@ -24,14 +24,14 @@ struct LoggedTextMap {
     /// A log shorter than this is never compacted: a small map is cheap to log.
     static let minimumLog = 1024
 
-    init(collection: String, legacyCollection: String) {
+    public init(collection: String, legacyCollection: String) {
         self.collection = collection
         self.legacyCollection = legacyCollection
     }
 
     /// Replaces what this map holds with the map as committed in `store`. A row that does not
     /// read is skipped (and deleted by the next compaction); returns how many were.
-    mutating func load(from store: ServiceStateStore) throws -> Int {
+    public mutating func load(from store: ServiceStateStore) throws -> Int {
         values = try store.textRecords(in: legacyCollection)
         legacyRows = !values.isEmpty
         loggedEntries = 0
@@ -39,11 +39,11 @@ struct LoggedTextMap {
         var damaged = 0
         let rows = try store.textRecords(in: collection)
         for key in rows.keys.sorted() {
-            nextRow = max(nextRow, (Int(key) ?? -1) + 1)
-            guard case .object(let entries)? = try? JSONValue.decode(Array(rows[key]!.utf8)) else {
+            guard let row = Self.rowNumber(key), case .object(let entries)? = try? JSONValue.decode(Array(rows[key]!.utf8)) else {
                 damaged += 1
                 continue
             }
+            nextRow = max(nextRow, row + 1)
             for (k, v) in entries {
                 guard let text = v.stringValue else { continue }
                 values[k] = text
@@ -54,9 +54,17 @@ struct LoggedTextMap {
         return damaged
     }
 
+    /// The counter of a row's key as `put` writes it (19 digits, below 10^18, so the next one
+    /// cannot overflow); nil for any other key: a damaged store.
+    static func rowNumber(_ key: String) -> Int? {
+        guard key.utf8.count == 19, key.utf8.allSatisfy({ (48...57).contains($0) }), let n = Int(key), n < 1_000_000_000_000_000_000
+        else { return nil }
+        return n
+    }
+
     /// Adds `changed` to the map and to `changes`: one log row, or the whole map when the log
     /// has grown to about twice its size.
-    mutating func commit(_ changed: [(key: String, text: String)], into changes: inout StateChanges) {
+    public mutating func commit(_ changed: [(key: String, text: String)], into changes: inout StateChanges) {
         if changed.isEmpty && !legacyRows { return }
         for (k, t) in changed { values[k] = t }
         if legacyRows || loggedEntries + changed.count > max(2 * values.count, Self.minimumLog) {

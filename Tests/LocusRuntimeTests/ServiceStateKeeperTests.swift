@@ -32,8 +32,7 @@ import Testing
     }
 
     @Test func recordsARestartCannotUseAreDeletedAtOnceAndCounted() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("keeper-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        let dir = try Self.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let store = try ServiceStateStore(path: dir + "/numbers.sqlite", kind: "service")
         var changes = StateChanges()
@@ -61,8 +60,7 @@ import Testing
     /// order. A row that does not read back (a damaged store) is counted, not published, and
     /// acknowledged with the rest so the next start does not meet it again.
     @Test func eventsCommittedBeforeARestartArePublishedAndAnUnreadableRowIsCounted() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("keeper-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        let dir = try Self.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let store = try ServiceStateStore(path: dir + "/numbers.sqlite", kind: "service")
         var batch = StateChanges()
@@ -88,12 +86,10 @@ import Testing
     /// it (the instance restarts from the last commit, the feed goes on): counted at the restart
     /// in `inputs_lost_to_failed_commit`, never silently.
     @Test func inputsOfBatchesWhoseCommitFailedAreCounted() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("keeper-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        let dir = try Self.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let store = try ServiceStateStore(path: dir + "/numbers.sqlite", kind: "service")
-        let keeper = ServiceStateKeeper(id: "numbers", store: store, publisher: EventPublisher(producer: "numbers", outlet: MemoryOutlet()),
-                                        journal: nil, logger: Logger(label: "t"))
+        let keeper = Self.keeper(store)
         var service: any ServicePlugin = Numbers()
         try keeper.start(&service)
         func batch(_ n: Int) -> [ServiceOutput.Event] {

@@ -27,7 +27,7 @@ enum StateCommitBench {
                 """)
             }
             changes.put("position_log", key: "\(b)", json: "{\"phones\":\"\(written)\"}")
-            changes.append(envelope: "{\"type\":\"region.enter\"}", topic: "region.enter.fences", time: EventTime(milliseconds: 0))
+            changes.append(envelopes: [("region.enter.fences", Array("{\"type\":\"region.enter\"}".utf8))], time: EventTime(milliseconds: 0))
             _ = try store.commit(changes)
             written += min(batch, n - written)
             b += 1

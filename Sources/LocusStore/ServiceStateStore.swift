@@ -19,7 +19,7 @@ import LocusCore
 ///
 /// Threading: every call runs on GRDB's serial queue, so calls from several tasks are safe;
 /// the store is meant to be used by the one task that owns the service, with read-only calls
-/// (`records`, `meta`, `unacknowledgedEvents`) allowed from elsewhere. Calls block the caller
+/// (`records`, `meta`, `pendingEnvelopes`) allowed from elsewhere. Calls block the caller
 /// for the SQLite work (tens of microseconds for a small commit).
 public final class ServiceStateStore: @unchecked Sendable {
     /// `PRAGMA application_id` of every Locus state store: "LOCS" in ASCII.
@@ -239,12 +239,13 @@ public final class ServiceStateStore: @unchecked Sendable {
         return out
     }
 
-    /// `event_type` of an outbox row holding a whole envelope (`append(envelope:topic:time:)`).
+    /// `event_type` of an outbox row holding one whole envelope, as written before batch rows
+    /// (read, no longer written).
     static let envelopeMarker = "locus.envelope"
     /// `event_type` of an outbox row holding a batch of envelopes (`append(envelopes:time:)`).
     static let envelopeBatchMarker = "locus.envelopes"
 
-    /// Envelopes appended with `append(envelope:topic:time:)` or `append(envelopes:time:)` and
+    /// Envelopes appended with `append(envelopes:time:)` (or one per row, by an earlier version) and
     /// not yet acknowledged, oldest first, each with its row's id (shared by a batch's envelopes)
     /// and the time it was appended with (in milliseconds); `unreadableRows`: batch rows whose
     /// text does not read (a damaged store), left out.
@@ -276,18 +277,6 @@ public final class ServiceStateStore: @unchecked Sendable {
         /// The id of the last row read, readable or not (what to acknowledge through); nil
         /// when the outbox holds no envelope.
         public var lastID: Int64?
-    }
-
-    /// Outbox events not yet acknowledged, oldest (lowest id) first.
-    public func unacknowledgedEvents() throws -> [StoredEvent] {
-        let rows = try onQueue("read outbox") { db in
-            try Row.fetchAll(db.cachedStatement(sql: "SELECT id, topic, time_ms, event_type, payload FROM outbox ORDER BY id"))
-        }
-        return try rows.map { row in
-            let id: Int64 = row[0]
-            return StoredEvent(id: id, topic: row[1], time: EventTime(milliseconds: row[2]), eventType: row[3],
-                               payload: try decodeJSON(row[4], what: "outbox event \(id)"))
-        }
     }
 
     // MARK: writing
@@ -329,11 +318,6 @@ public final class ServiceStateStore: @unchecked Sendable {
             try db.cachedStatement(sql: "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)").execute(arguments: [key, value])
         case let .setMeta(key, nil):
             try db.cachedStatement(sql: "DELETE FROM meta WHERE key = ?").execute(arguments: [key])
-        case let .append(event):
-            try db.cachedStatement(sql: "INSERT INTO outbox (topic, time_ms, event_type, payload) VALUES (?, ?, ?, ?)")
-                .execute(arguments: [event.topic, event.time.milliseconds, event.eventType,
-                                     try encodeJSON(event.payload, what: "change \(index) (event \(event.eventType))")])
-            ids.append(db.lastInsertedRowID)
         case let .acknowledge(id):
             try db.cachedStatement(sql: "DELETE FROM outbox WHERE id <= ?").execute(arguments: [id])
         case let .putText(collection, key, text):
@@ -343,10 +327,6 @@ public final class ServiceStateStore: @unchecked Sendable {
             }
             try db.cachedStatement(sql: "INSERT OR REPLACE INTO record (collection, key, value) VALUES (?, ?, ?)")
                 .execute(arguments: [collection, key, text])
-        case let .appendEnvelope(topic, time, body):
-            try db.cachedStatement(sql: "INSERT INTO outbox (topic, time_ms, event_type, payload) VALUES (?, ?, ?, ?)")
-                .execute(arguments: [topic, time.milliseconds, Self.envelopeMarker, body])
-            ids.append(db.lastInsertedRowID)
         case let .appendEnvelopes(time, text):
             try db.cachedStatement(sql: "INSERT INTO outbox (topic, time_ms, event_type, payload) VALUES (?, ?, ?, ?)")
                 .execute(arguments: ["", time.milliseconds, Self.envelopeBatchMarker, text])

@@ -8,9 +8,7 @@ public struct StateChanges: Sendable {
         case delete(collection: String, key: String)
         case deleteAll(collection: String)
         case setMeta(key: String, value: String?)
-        case append(StoredEvent)
         case putText(collection: String, key: String, text: String)
-        case appendEnvelope(topic: String, time: EventTime, body: String)
         case appendEnvelopes(time: EventTime, text: String)
         case acknowledge(throughID: Int64)
     }
@@ -45,22 +43,10 @@ public struct StateChanges: Sendable {
         changes.append(.setMeta(key: key, value: value))
     }
 
-    /// Appends an event to the outbox (published by the service after the commit;
-    /// acknowledged once seen delivered). Its `id` is ignored: the commit assigns one.
-    public mutating func append(_ event: StoredEvent) {
-        changes.append(.append(event))
-    }
-
     /// Sets `key` of `collection` to `text`, which must already be one JSON value (a service
     /// state encoded by `ServiceStateCoding`): stored as it is, with no parse.
     public mutating func put(_ collection: String, key: String, json text: String) {
         changes.append(.putText(collection: collection, key: key, text: text))
-    }
-
-    /// Appends an encoded envelope to the outbox (the runtime's own commits: the exact bytes it
-    /// will publish, sequence numbers included). Read back with `pendingEnvelopes()`.
-    public mutating func append(envelope body: String, topic: String, time: EventTime) {
-        changes.append(.appendEnvelope(topic: topic, time: time, body: body))
     }
 
     /// Appends encoded envelopes to the outbox as ONE row (`EnvelopeBatch`), in order: what a

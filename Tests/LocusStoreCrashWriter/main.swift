@@ -34,7 +34,7 @@ case "loop":
     do {
         let store = try ServiceStateStore(path: path, kind: "crashtest")
         var batch = Int(try store.meta("batch") ?? "0") ?? 0
-        var lastID = try store.unacknowledgedEvents().last?.id
+        var lastID = try store.pendingEnvelopes().lastID
         say("ready \(batch)")
         while true {
             batch += 1
@@ -46,8 +46,7 @@ case "loop":
                 changes.put("state", key: key, value: .object(["batch": .number(Double(batch)), "pad": .string(pad)]))
             }
             changes.setMeta("batch", String(batch))
-            changes.append(StoredEvent(topic: "crash.batch", time: EventTime(milliseconds: Int64(batch)),
-                                       eventType: "crash.batch", payload: .object(["batch": .number(Double(batch))])))
+            changes.append(envelopes: [("crash.batch", Array("{\"batch\":\(batch)}".utf8))], time: EventTime(milliseconds: Int64(batch)))
             if let lastID { changes.acknowledge(through: lastID - 3) }
             lastID = try store.commit(changes).first
             say("committed \(batch)")

@@ -80,7 +80,7 @@ import Testing
             #expect(batch >= previousBatch, "\(context)")
 
             let records = try store.records(in: "state")
-            let events = try store.unacknowledgedEvents()
+            let events = try store.pending()
             if batch == 0 {
                 #expect(records.isEmpty && events.isEmpty, "\(context)")
             } else {
@@ -88,9 +88,10 @@ import Testing
                 let batches = Set(records.map { $0.value["batch"]?.doubleValue ?? -1 })
                 #expect(batches == [Double(batch)], "records carry batches \(batches.sorted()), meta says \(batch) — \(context)")
                 #expect((1...4).contains(events.count), "\(events.count) unacknowledged events — \(context)")
-                #expect(events.last?.payload["batch"]?.doubleValue == Double(batch), "\(context)")
-                #expect(events.last?.time == EventTime(milliseconds: Int64(batch)), "\(context)")
-                let ids = events.map(\.id), eventBatches = events.compactMap { $0.payload["batch"]?.doubleValue }
+                #expect(events.last?.body == "{\"batch\":\(batch)}", "\(context)")
+                #expect(events.last?.committedMs == Int64(batch), "\(context)")
+                let ids = events.map(\.id)
+                let eventBatches = events.compactMap { (try? JSONValue.decode(Array($0.body.utf8)))?["batch"]?.doubleValue }
                 #expect(ids == Array(ids.first!...ids.last!), "outbox ids \(ids) — \(context)")
                 #expect(eventBatches == (0..<events.count).map { Double(batch - events.count + 1 + $0) }, "\(context)")
                 #expect(ids.last! >= previousMaxID, "outbox ids went back: \(ids) after \(previousMaxID) — \(context)")

@@ -58,9 +58,8 @@ import Testing
     /// order, skips and counts a batch row that does not read, and acknowledges through all.
     @Test func pendingEnvelopesReadBothKindsOfRowInOrder() throws {
         let store = try ServiceStateStore.inMemory(kind: "service")
-        var first = StateChanges()
-        first.append(envelope: "old", topic: "t.old", time: EventTime(milliseconds: 5))
-        try store.commit(first)
+        // A row of one envelope, as the version before batches wrote it.
+        try store.executeForTesting("INSERT INTO outbox (topic, time_ms, event_type, payload) VALUES ('t.old', 5, 'locus.envelope', 'old')")
         var second = StateChanges()
         second.append(envelopes: [("t.a", Array("A".utf8)), ("t.b", Array("B".utf8))], time: EventTime(milliseconds: 7))
         second.append(envelopes: [], time: EventTime(milliseconds: 7))  // appends no row

@@ -15,8 +15,7 @@ import Testing
         c.put("condition", key: "home", value: .object(["lat": .number(45.77), "lon": .number(4.86), "radius": .number(100)]))
         c.setMeta("cursor", "2024-05-17T08:00:00.000Z")
         for n in 0..<3 {
-            c.append(StoredEvent(topic: "region.enter.home", time: EventTime(milliseconds: Int64(n)), eventType: "region.enter",
-                                 payload: .object(["n": .number(Double(n))])))
+            c.appendTestEvent(n, time: Int64(n))
         }
         return (store, try store.commit(c))
     }
@@ -25,7 +24,7 @@ import Testing
         let path = dir.file("region.sqlite")
         let (store, ids) = try populated(path)
         let records = try store.records(in: "state"), conditions = try store.records(in: "condition")
-        let events = try store.unacknowledgedEvents()
+        let events = try store.pending()
         try store.close()
         #expect(throws: StateStoreError.self, "a closed store refuses calls") { try store.meta("cursor") }
 
@@ -35,7 +34,8 @@ import Testing
         #expect(try reopened.records(in: "state").map(\.value) == records.map(\.value))
         #expect(try reopened.records(in: "condition").map(\.value) == conditions.map(\.value))
         #expect(try reopened.meta("cursor") == "2024-05-17T08:00:00.000Z")
-        #expect(try reopened.unacknowledgedEvents() == events)
+        #expect(try reopened.pending().map { "\($0)" } == events.map { "\($0)" })
+        #expect(events.map(\.body) == ["{\"n\":0}", "{\"n\":1}", "{\"n\":2}"] && events.map(\.committedMs) == [0, 1, 2])
         #expect(events.map(\.id) == ids)
     }
 
@@ -54,14 +54,14 @@ import Testing
         try store.close()
 
         let reopened = try ServiceStateStore(path: path, kind: "region")
-        #expect(try reopened.unacknowledgedEvents().isEmpty)
+        #expect(try reopened.pending().isEmpty)
         var c = StateChanges()
-        c.append(StoredEvent(topic: "t", time: EventTime(milliseconds: 9), eventType: "e", payload: .null))
-        c.append(StoredEvent(topic: "t", time: EventTime(milliseconds: 10), eventType: "e", payload: .null))
+        c.appendTestEvent(9, topic: "t", time: 9)
+        c.appendTestEvent(10, topic: "t", time: 10)
         let next = try reopened.commit(c)
         #expect(next == [ids.last! + 1, ids.last! + 2])
         try reopened.close()
-        #expect(try ServiceStateStore(path: path, kind: "region").unacknowledgedEvents().map(\.id) == next)
+        #expect(try ServiceStateStore(path: path, kind: "region").pending().map(\.id) == next)
     }
 
     @Test func usesWALWithSynchronousNormal() throws {

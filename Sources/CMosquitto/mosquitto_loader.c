@@ -31,6 +31,11 @@
       const char *bind_address, const mosquitto_property *properties), \
       (mosq, host, port, keepalive, bind_address, properties)) \
     X(int, mosquitto_loop, (struct mosquitto *mosq, int timeout, int max_packets), (mosq, timeout, max_packets)) \
+    X(int, mosquitto_socket, (struct mosquitto *mosq), (mosq)) \
+    X(int, mosquitto_loop_read, (struct mosquitto *mosq, int max_packets), (mosq, max_packets)) \
+    X(int, mosquitto_loop_write, (struct mosquitto *mosq, int max_packets), (mosq, max_packets)) \
+    X(int, mosquitto_loop_misc, (struct mosquitto *mosq), (mosq)) \
+    X(bool, mosquitto_want_write, (struct mosquitto *mosq), (mosq)) \
     X(int, mosquitto_publish, (struct mosquitto *mosq, int *mid, const char *topic, int payloadlen, const void *payload, \
       int qos, bool retain), (mosq, mid, topic, payloadlen, payload, qos, retain)) \
     X(int, mosquitto_publish_v5, (struct mosquitto *mosq, int *mid, const char *topic, int payloadlen, \

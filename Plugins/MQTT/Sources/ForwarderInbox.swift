@@ -15,8 +15,48 @@ final class ForwarderInbox: @unchecked Sendable {
     private var woken = false
     private var ended = false
     let limit: Int
+    /// Readable while a wake-up is pending (a pipe's read end, holding one byte then), so the
+    /// forwarder's wait on the broker's socket ends at once
+    /// (`MosquittoClient.loop(timeoutMs:wakeFD:)`); -1 if no pipe could be made.
+    let wakeFD: Int32
+    private let wakeWriteFD: Int32
 
-    init(limit: Int) { self.limit = limit }
+    init(limit: Int) {
+        self.limit = limit
+        var fds: [Int32] = [-1, -1]
+        if pipe(&fds) == 0 {
+            for fd in fds {
+                _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+                _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+            }
+            (wakeFD, wakeWriteFD) = (fds[0], fds[1])
+        } else {
+            (wakeFD, wakeWriteFD) = (-1, -1)
+        }
+    }
+
+    deinit {
+        if wakeFD >= 0 { close(wakeFD); close(wakeWriteFD) }
+    }
+
+    /// Sets `woken`, signalling the fd on the change (under the lock).
+    private func markWoken() {
+        if !woken, wakeWriteFD >= 0 {
+            var byte: UInt8 = 1
+            _ = write(wakeWriteFD, &byte, 1)
+        }
+        woken = true
+    }
+
+    /// Clears `woken` and the fd (under the lock). - Returns: whether it was set.
+    private func clearWoken() -> Bool {
+        if woken, wakeFD >= 0 {
+            var bytes: [UInt8] = [0, 0, 0, 0]
+            while read(wakeFD, &bytes, bytes.count) > 0 {}
+        }
+        defer { woken = false }
+        return woken
+    }
 
     /// Queues a live message. - Returns: false if the queue is full (the message is dropped).
     func push(_ message: Live) -> Bool {
@@ -24,7 +64,7 @@ final class ForwarderInbox: @unchecked Sendable {
         defer { condition.unlock() }
         guard live.count - liveHead < limit else { return false }
         live.append(message)
-        woken = true
+        markWoken()
         condition.signal()
         return true
     }
@@ -32,7 +72,7 @@ final class ForwarderInbox: @unchecked Sendable {
     /// The journal has new records.
     func wake() {
         condition.lock()
-        woken = true
+        markWoken()
         condition.signal()
         condition.unlock()
     }
@@ -41,6 +81,7 @@ final class ForwarderInbox: @unchecked Sendable {
     func end() {
         condition.lock()
         ended = true
+        markWoken()
         condition.signal()
         condition.unlock()
     }
@@ -53,17 +94,12 @@ final class ForwarderInbox: @unchecked Sendable {
         condition.lock()
         defer { condition.unlock() }
         if !woken && !ended { _ = condition.wait(until: Date(timeIntervalSinceNow: seconds)) }
-        let was = woken
-        woken = false
-        return was
+        return clearWoken()
     }
 
     /// Takes whether a wake-up came since the last call, without waiting.
     func takeWake() -> Bool {
-        condition.withLock {
-            defer { woken = false }
-            return woken
-        }
+        condition.withLock { clearWoken() }
     }
 
     /// The oldest queued live message, removed.

@@ -87,7 +87,8 @@ final class MQTTForwarder {
                 let wait = max(0.01, min(0.2, nextAttempt.timeIntervalSince(now)))
                 if inbox.wait(seconds: wait) { journalPending = true }
             } else {
-                let lost = client.loop(timeoutMs: 20)
+                let lost = state == .up && configuration.tlsCAFile.isEmpty && inbox.wakeFD >= 0
+                    ? client.loop(timeoutMs: 20, wakeFD: inbox.wakeFD) : client.loop(timeoutMs: 20)
                 if inbox.takeWake() { journalPending = true }
                 // Events first: a refused CONNACK also ends the loop with an error, which must
                 // not count (or report) the same failed attempt twice.

@@ -263,6 +263,7 @@ public final class ServiceStateStore: @unchecked Sendable {
                 pending.envelopes += batch.map { (id, $0.topic, $0.body, committedMs) }
             } else {
                 pending.unreadableRows += 1
+                pending.unreadableIDs.append(id)
             }
             pending.lastID = id
         }
@@ -274,6 +275,8 @@ public final class ServiceStateStore: @unchecked Sendable {
         public var envelopes: [(id: Int64, topic: String, body: String, committedMs: Int64)] = []
         /// Batch rows that did not read; their envelopes are not in `envelopes`.
         public var unreadableRows = 0
+        /// Their ids (`StateChanges.deleteOutboxRow`).
+        public var unreadableIDs: [Int64] = []
         /// The id of the last row read, readable or not (what to acknowledge through); nil
         /// when the outbox holds no envelope.
         public var lastID: Int64?
@@ -318,6 +321,8 @@ public final class ServiceStateStore: @unchecked Sendable {
             try db.cachedStatement(sql: "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)").execute(arguments: [key, value])
         case let .setMeta(key, nil):
             try db.cachedStatement(sql: "DELETE FROM meta WHERE key = ?").execute(arguments: [key])
+        case let .deleteOutboxRow(id):
+            try db.cachedStatement(sql: "DELETE FROM outbox WHERE id = ?").execute(arguments: [id])
         case let .acknowledge(id):
             try db.cachedStatement(sql: "DELETE FROM outbox WHERE id <= ?").execute(arguments: [id])
         case let .putText(collection, key, text):

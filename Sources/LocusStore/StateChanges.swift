@@ -11,6 +11,7 @@ public struct StateChanges: Sendable {
         case putText(collection: String, key: String, text: String)
         case appendEnvelopes(time: EventTime, text: String)
         case acknowledge(throughID: Int64)
+        case deleteOutboxRow(id: Int64)
     }
 
     private(set) var changes: [Change] = []
@@ -60,6 +61,11 @@ public struct StateChanges: Sendable {
     /// Appends every change of `other`, after this batch's own.
     public mutating func append(contentsOf other: StateChanges) {
         changes.append(contentsOf: other.changes)
+    }
+
+    /// Deletes the one outbox row `id` (one that does not read back).
+    public mutating func deleteOutboxRow(_ id: Int64) {
+        changes.append(.deleteOutboxRow(id: id))
     }
 
     /// Acknowledges (deletes) outbox events with id <= `id`.

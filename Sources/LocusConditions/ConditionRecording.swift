@@ -26,6 +26,8 @@ public protocol ConditionRecording {
     var lastEventTime: EventTime? { get set }
     /// The condition's fingerprint this record belongs to.
     var fingerprint: String { get }
+    /// The record a condition starts from: `unknown`, nothing published.
+    init(fingerprint: String)
 }
 
 extension ConditionRecording {

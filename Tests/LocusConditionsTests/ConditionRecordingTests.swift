@@ -14,7 +14,9 @@ import Testing
         var dwellPublished = false
         var lastEventType: String?
         var lastEventTime: EventTime?
-        var fingerprint = "f"
+        var fingerprint: String
+
+        init(fingerprint: String = "f") { self.fingerprint = fingerprint }
     }
 
     static func t(_ s: Double) -> EventTime { EventTime(milliseconds: 1_700_000_000_000 + Int64(s * 1000)) }

@@ -40,7 +40,7 @@ import Testing
         let bodies = run.all(BeaconEnter.self).map(\.event.body) + run.all(BeaconExit.self).map(\.event.body)
         #expect(bodies.map(\.device) == ["gw1", "gw2", "gw1", "gw2"])
         #expect(run.all(BeaconEnter.self).map { $0.event.body.refinement?.minor } == [4949, 7])
-        #expect(run.service.devices.keys.sorted() == ["gw1", "gw2"])
+        #expect(run.service.deviceIDs == ["gw1", "gw2"])
     }
 
     /// Past `max_devices`, a new gateway's advertisements are dropped and counted; gw3 (no
@@ -49,7 +49,7 @@ import Testing
         var run = ServiceRun(try Self.service(maxDevices: 1))
         try run.feed(Self.input)
         #expect(BeaconPersistenceTests.trace(run.events) == ["beacon.enter.site.gw1@0.0", "beacon.exit.site.gw1@15.0"])
-        #expect(run.service.devices.keys.sorted() == ["gw1"])
+        #expect(run.service.deviceIDs == ["gw1"])
         #expect(run.service.counters.droppedTooManyDevices == 18)
         #expect(run.service.reportedCounters["dropped_too_many_devices"] == 18)
     }
@@ -90,7 +90,8 @@ import Testing
         #expect(devices["count"] == 2)
         // A condition added at runtime reaches every device, and devices seen later.
         _ = try run.service.handle(command: "beacon.add", arguments: ["id": "lab", "uuid": .string(S.charmUUID), "major": 3838], output: &out)
-        #expect(run.service.devices.values.allSatisfy { $0.condition("lab") != nil } && run.service.monitor.condition("lab") != nil)
+        #expect(run.service.monitor.condition("lab") != nil)
+        #expect(run.service.monitor.devices.count == 2 && run.service.monitor.devices.values.allSatisfy { $0.entries["lab"] != nil })
         // device= on a one-device service is refused.
         var single = try S.service([BeaconServiceTests.wildcard()])
         #expect(throws: ServiceCommandError.self) { try single.service.handle(command: "beacon.list", arguments: ["device": "gw1"], output: &out) }

@@ -31,11 +31,11 @@ extension BeaconService {
             return .object(["removed": .string(cid)])
         case "beacon.list":
             let query = try rules.listQuery(args)
-            let shown = try monitor(of: query.device)
+            try requireDevice(query.device)
             // Per device without device=: each condition with the number of devices satisfying it.
-            return rules.listReply(query, ids: shown.ids, arrayKey: "conditions", countKey: "devices_satisfied",
-                                      counts: query.summary ? satisfiedCounts() : [:]) { cid in
-                guard let r = shown.record(cid), let c = shown.condition(cid) else { return nil }
+            return rules.listReply(query, ids: monitor.ids, arrayKey: "conditions", countKey: "devices_satisfied",
+                                      counts: query.summary ? monitor.satisfiedCounts() : [:]) { cid in
+                guard let r = monitor.record(cid, device: query.device), let c = monitor.condition(cid) else { return nil }
                 return (c.origin, r.state)
             }
         case "beacon.record":
@@ -79,15 +79,14 @@ extension BeaconService {
 
     /// The reply of `beacon record` (and `add`): per device without a device, the definition only.
     func record(_ cid: String, device: String) throws -> JSONValue {
-        let shown = try monitor(of: device)
-        guard let c = shown.condition(cid), let r = shown.record(cid) else { throw ServiceCommandError("no beacon condition '\(cid)'") }
-        return rules.recordReply(definition: c.definition, device: device, devices: devices.count, record: r.recordJSON)
+        try requireDevice(device)
+        guard let c = monitor.condition(cid), let r = monitor.record(cid, device: device) else { throw ServiceCommandError("no beacon condition '\(cid)'") }
+        return rules.recordReply(definition: c.definition, device: device, devices: monitor.deviceCount, record: r.recordJSON)
     }
 
     func emitSnapshot(_ cid: String, device: String, output: inout ServiceOutput) {
-        guard let m = try? monitor(of: device), var body = m.snapshot(cid) else { return }
+        guard (try? requireDevice(device)) != nil, let body = monitor.snapshot(cid, device: device) else { return }
         let suffix = perDevice ? "." + device : ""
-        if perDevice { body.device = device }
         output.emit(BeaconStateSnapshot(body), topic: BeaconStateKind.topicPrefix + cid + suffix, time: commandTime)
     }
 }

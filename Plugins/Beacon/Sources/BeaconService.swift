@@ -23,23 +23,18 @@ public struct BeaconService: CommandableService, DeviceKeyedService, KeyedStatef
     public let id: String
     public let configuration: BeaconConfiguration
     let logger: Logger
-    /// One device: its monitor. Per device: the conditions only, which a new device's monitor
-    /// starts as (it never receives a message).
+    /// The conditions, and the one device's memory of them (per device: each device's).
     var monitor: BeaconMonitor
-    /// Per device: each device's monitor.
-    var devices: [String: BeaconMonitor] = [:]
-    public let perDevice: Bool
-    /// Per device: devices with a monitor at most (`max_devices`).
+    public var perDevice: Bool { monitor.perDevice }
+    /// Per device: devices with a memory at most (`max_devices`).
     let maxDevices: Int
     /// Definitions of the conditions added at runtime, by id.
     var runtimeDefinitions: [String: JSONValue] = [:]
     var lastMessageTime: EventTime?
     private var loaded = false
     public private(set) var counters = Counters()
-    /// Records changed since the last `takeStateChanges`, besides the devices' monitors.
+    /// Records changed since the last `takeStateChanges`, besides the devices' memories.
     private var pendingRecords: [String: JSONValue?] = [:]
-    /// Devices whose monitor may have changed since the last `takeStateChanges`.
-    private var touched = Set<String>()
     private var committedLastMessageTime: EventTime?
     /// When the runtime took the current command (`commandArrives`); not state.
     var arrivalTime: EventTime?
@@ -62,8 +57,8 @@ public struct BeaconService: CommandableService, DeviceKeyedService, KeyedStatef
 
     /// The ids of the conditions watched, sorted.
     public var conditionIDs: [String] { monitor.ids }
-    /// Per device: the devices with a monitor, sorted.
-    public var deviceIDs: [String] { devices.keys.sorted() }
+    /// Per device: the devices seen, sorted.
+    public var deviceIDs: [String] { monitor.deviceIDs }
 
     /// The file this service kept its own state in before the runtime did: its runtime
     /// conditions are imported at the first start (`ImportsEarlierStateStore`).
@@ -74,9 +69,8 @@ public struct BeaconService: CommandableService, DeviceKeyedService, KeyedStatef
         self.id = id
         self.configuration = configuration
         self.logger = logger
-        perDevice = setup?.perDevice ?? false
         maxDevices = setup?.maxDevices ?? PluginSetup.defaultMaxDevices
-        monitor = BeaconMonitor(monitorID: id, settings: BeaconSettings(configuration))
+        monitor = BeaconMonitor(monitorID: id, settings: BeaconSettings(configuration), perDevice: setup?.perDevice ?? false)
         if let database = configuration.database {
             logger.warning("database is no longer used: the runtime keeps the beacon state in <state_directory>/services/<id>.sqlite (it imports the conditions added at runtime from this file at its first start)", metadata: [
                 "plugin": "\(id)", "database": "\(database)"])
@@ -112,15 +106,15 @@ public struct BeaconService: CommandableService, DeviceKeyedService, KeyedStatef
             let device = perDevice ? Self.device(of: message.topic) : ""
             let o = observation(ad, at: message.time)
             if let o, perDevice ? startDevice(device, for: o.identity) : true {
-                let events = withMonitor(device) { $0.receive(o) }
+                let events = monitor.receive(o, device: device)
                 Self.emit(events, device: perDevice ? device : nil, at: message.time, to: &output)
                 return
             }
             // Per device, an advertisement moves only its own device's time: thousands of
             // phones heard by a fleet's gateways must not each walk every device.
             if perDevice {
-                guard devices[device] != nil else { return }
-                let events = withMonitor(device) { $0.tick(at: message.time) }
+                guard monitor.hasDevice(device) else { return }
+                let events = monitor.tick(at: message.time, device: device)
                 Self.emit(events, device: device, at: message.time, to: &output)
                 return
             }
@@ -128,8 +122,8 @@ public struct BeaconService: CommandableService, DeviceKeyedService, KeyedStatef
             return
         }
         // A tick (or, with one device, an advertisement that matches nothing): deadlines up to now.
-        for device in (perDevice ? devices.keys.sorted() : [""]) {
-            let events = withMonitor(device) { $0.tick(at: message.time) }
+        for device in (perDevice ? monitor.deviceIDs : [""]) {
+            let events = monitor.tick(at: message.time, device: device)
             Self.emit(events, device: perDevice ? device : nil, at: message.time, to: &output)
         }
     }
@@ -140,39 +134,16 @@ public struct BeaconService: CommandableService, DeviceKeyedService, KeyedStatef
         return String(topic[topic.index(after: dot)...])
     }
 
-    /// Per device: makes sure `device` has a monitor when `identity` matches a condition;
-    /// false (nothing to do for it) otherwise.
+    /// Per device: whether `device` has a memory, or may have one now that `identity`
+    /// matches a condition; false (nothing to do for it) otherwise.
     private mutating func startDevice(_ device: String, for identity: BeaconIdentity) -> Bool {
-        if devices[device] != nil { return true }
+        if monitor.hasDevice(device) { return true }
         guard !monitor.matching(identity).isEmpty else { return false }
-        guard devices.count < maxDevices else {
+        guard monitor.deviceCount < maxDevices else {
             counters.droppedTooManyDevices += 1
             return false
         }
-        devices[device] = monitor
         return true
-    }
-
-    /// Runs `body` on `device`'s monitor in place (taken out of the table meanwhile, so that it
-    /// is not copied on write), and notes what changed for the next commit.
-    private mutating func withMonitor<R>(_ device: String, _ body: (inout BeaconMonitor) -> R) -> R {
-        if !perDevice {
-            let r = body(&monitor)
-            if monitor.takeModified() { touched.insert("") }
-            return r
-        }
-        var m = devices.removeValue(forKey: device) ?? monitor
-        let r = body(&m)
-        if m.takeModified() { touched.insert(device) }
-        devices[device] = m
-        return r
-    }
-
-    /// Every monitor: the one device's, or the conditions' and each device's.
-    mutating func forEachMonitor(_ body: (inout BeaconMonitor) -> Void) {
-        body(&monitor)
-        if monitor.takeModified() && !perDevice { touched.insert("") }
-        for device in devices.keys.sorted() { withMonitor(device, body) }
     }
 
     /// The advertisement as the monitor takes it, or nil (counted) when it cannot satisfy a condition.
@@ -199,7 +170,7 @@ public struct BeaconService: CommandableService, DeviceKeyedService, KeyedStatef
         return BeaconObservation(identity: identity, rssi: ad.rssi, measuredPower: power, source: ad.source, time: time)
     }
 
-    static func emit(_ events: [BeaconMonitor.Event], device: String?, at time: EventTime, to output: inout ServiceOutput) {
+    static func emit(_ events: [BeaconMonitorEvent], device: String?, at time: EventTime, to output: inout ServiceOutput) {
         let suffix = device.map { "." + $0 } ?? ""
         for e in events {
             switch e {
@@ -227,28 +198,26 @@ public struct BeaconService: CommandableService, DeviceKeyedService, KeyedStatef
         guard !loaded else { return }
         loaded = true
         for c in configuration.conditions { monitor.put(c) }
-        if !perDevice { touched.insert("") }
-        _ = monitor.takeModified()
     }
 
-    /// A condition added or replaced at runtime, in every monitor, and its record.
+    /// A condition added or replaced at runtime, for every device, and its record.
     mutating func putRuntime(_ condition: BeaconCondition) {
-        forEachMonitor { $0.put(condition) }
+        monitor.put(condition)
         runtimeDefinitions[condition.id] = condition.definition
         pendingRecords[Self.conditionKey(condition.id)] = .some(condition.definition)
     }
 
-    /// A runtime condition removed from every monitor, and its record deleted.
+    /// A runtime condition removed for every device, and its record deleted.
     mutating func removeRuntime(_ cid: String) {
-        forEachMonitor { $0.remove(cid) }
+        monitor.remove(cid)
         runtimeDefinitions[cid] = nil
         pendingRecords[Self.conditionKey(cid)] = .some(nil)
     }
 
     /// A fresh instance given the committed records: config conditions, the runtime ones (a
     /// runtime condition whose id config now defines, or that no longer reads, is dropped,
-    /// deleted and logged), then each device's monitor. A switch between one device and
-    /// `per_device` drops the monitors of the other shape.
+    /// deleted and logged), then each device's memory. A switch between one device and
+    /// `per_device` drops the memories of the other shape.
     public mutating func restoreState(_ records: [String: [UInt8]]) throws {
         loaded = true
         let configured = configuration.conditions
@@ -262,14 +231,14 @@ public struct BeaconService: CommandableService, DeviceKeyedService, KeyedStatef
             runtimeDefinitions[c.id] = c.definition
         }
         for key in runtime.deleted { pendingRecords[key] = .some(nil) }
-        var snapshots: [String: BeaconMonitor.Snapshot] = [:]
+        var snapshots: [String: BeaconDeviceState.Snapshot] = [:]
         for (key, bytes) in records.sorted(by: { $0.key < $1.key }) {
             if key.hasPrefix(RuntimeConditions.keyPrefix) {
                 continue
             } else if key.hasPrefix("device/") {
                 let device = String(key.dropFirst("device/".count))
                 guard perDevice ? !device.isEmpty : device.isEmpty,
-                      let s = try? ServiceStateCoding.decode(BeaconMonitor.Snapshot.self, from: bytes) else {
+                      let s = try? ServiceStateCoding.decode(BeaconDeviceState.Snapshot.self, from: bytes) else {
                     pendingRecords[key] = .some(nil)
                     continue
                 }
@@ -281,28 +250,20 @@ public struct BeaconService: CommandableService, DeviceKeyedService, KeyedStatef
                 pendingRecords[key] = .some(nil)
             }
         }
-        _ = monitor.takeModified()
-        for (device, s) in snapshots {
-            if perDevice {
-                var m = monitor
-                m.restore(s)
-                devices[device] = m
-            } else {
-                monitor.restore(s)
-            }
-        }
-        logger.info("beacon state restored", metadata: ["conditions": "\(monitor.count)", "devices": "\(devices.count)"])
+        // The conditions put are not changes to store: each device's memory is, when it moves.
+        _ = monitor.takeChanges()
+        for (device, s) in snapshots.sorted(by: { $0.key < $1.key }) { monitor.restore(device: device, s) }
+        logger.info("beacon state restored", metadata: ["conditions": "\(monitor.count)", "devices": "\(monitor.deviceCount)"])
     }
 
     public mutating func takeStateChanges() throws -> [(key: String, value: [UInt8]?)] {
         loadIfNeeded()
         var out: [(key: String, value: [UInt8]?)] = pendingRecords.sorted { $0.key < $1.key }.map { ($0.key, $0.value?.encoded()) }
         pendingRecords.removeAll(keepingCapacity: true)
-        for device in touched.sorted() {
-            guard let m = perDevice ? devices[device] : monitor else { continue }
-            out.append((Self.deviceKey(device), try ServiceStateCoding.encode(m.snapshot)))
+        for (device, _) in monitor.takeChanges() {
+            guard let d = monitor.devices[device] else { continue }
+            out.append((Self.deviceKey(device), try ServiceStateCoding.encode(d.snapshot)))
         }
-        touched.removeAll(keepingCapacity: true)
         if lastMessageTime != committedLastMessageTime, let t = lastMessageTime {
             committedLastMessageTime = t
             out.append((Self.serviceKey, JSONValue.object(["last_message_time": .number(Double(t.milliseconds))]).encoded()))

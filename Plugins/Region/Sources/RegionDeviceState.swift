@@ -10,7 +10,16 @@ import LocusCore
 /// usable fix and `unsatisfied` since that fix afterwards — exactly the record that fix would
 /// have written, since any condition the index does not return is decisively outside. Records
 /// exist for the conditions near the device's fixes and for conditions added after its first fix.
-struct RegionDeviceState {
+struct RegionDeviceState: ConditionDevice {
+    typealias Kind = RegionKind
+
+    /// What a device changed since the last `takeChanges()`: the records to write and to
+    /// delete (its times are written with them).
+    struct Changes: Equatable {
+        var changed: [String]
+        var removed: [String]
+    }
+
     var records: [String: ConditionRecord] = [:]
     /// Ids of records that must be checked against every fix (`ConditionRecord.needsEveryFix`).
     var active = Set<String>()
@@ -26,9 +35,49 @@ struct RegionDeviceState {
     /// The fix times or the last fix changed since the last `takeChanges`.
     var timesChanged = false
 
+    init() {}
+
+    /// A new device stores no record: each is implied until a fix comes near it.
+    init(monitoring conditions: [String: RegionCondition], perDevice: Bool) {}
+
     /// The record of `condition`, stored or implied.
     func record(for condition: RegionCondition) -> ConditionRecord {
         records[condition.id] ?? Self.impliedRecord(condition, firstFixTime: firstFixTime)
+    }
+
+    func forEachStoredRecord(_ body: (String, ConditionRecord) -> Void) { for (id, r) in records { body(id, r) } }
+    var storedRecordCount: Int { records.count }
+
+    /// A new or reshaped condition starts from `assuming` (unknown when nil). One device keeps a
+    /// record for every condition, and keeps its record when only the definition's other parts
+    /// changed; per device a device without a fix implies `unknown` already, and an unchanged
+    /// shape keeps whatever the device has.
+    mutating func put(_ condition: RegionCondition, replacing old: RegionCondition?, assuming: ConditionState?, perDevice: Bool) {
+        let id = condition.id
+        var fresh = ConditionRecord(fingerprint: condition.fingerprint)
+        fresh.assume(assuming)
+        if perDevice {
+            if old?.fingerprint == condition.fingerprint && assuming == nil { return }
+            if assuming == nil && firstFixTime == nil && records[id] == nil { return }
+            set(fresh, for: id)
+        } else if let kept = records[id], kept.fingerprint == condition.fingerprint, assuming == nil {
+            set(kept, for: id)
+        } else {
+            set(fresh, for: id)
+        }
+    }
+
+    mutating func remove(_ id: String) { drop(id) }
+
+    var hasChanges: Bool { !changed.isEmpty || !removed.isEmpty || timesChanged }
+
+    mutating func takeChanges() -> Changes {
+        defer {
+            changed.removeAll(keepingCapacity: true)
+            removed.removeAll(keepingCapacity: true)
+            timesChanged = false
+        }
+        return Changes(changed: changed.sorted(), removed: removed.sorted())
     }
 
     /// The record of a condition without a stored one: `unknown` before the first usable fix,

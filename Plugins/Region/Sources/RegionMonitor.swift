@@ -32,7 +32,18 @@ public struct RegionFix: Sendable, Equatable {
     }
 }
 
-/// Decides the states of many conditions from fixes: the region service without I/O.
+/// An event a region monitor decides.
+struct RegionMonitorEvent: Sendable, Equatable {
+    enum Kind: String, Sendable, Equatable {
+        case enter = "region.enter", exit = "region.exit", dwell = "region.dwell"
+    }
+
+    var kind: Kind
+    var body: RegionEventBody
+}
+
+/// The region service without I/O: the shared condition monitor (`ConditionMonitor`) with the
+/// region kind's way of deciding a side from fixes.
 ///
 /// Rules (see Plugins/Region/README.md for the reasons):
 /// - A fix *decides* a side when its whole uncertainty circle is past the boundary by
@@ -52,101 +63,23 @@ public struct RegionFix: Sendable, Equatable {
 /// Devices: by default every fix is the one device's (key `""`). With `perDevice` each device
 /// (the caller names it) has its own records and fix times against the shared conditions and
 /// index; its records are sparse (`RegionDeviceState`), and its events carry it.
-public struct RegionMonitor {
-    public enum EventKind: String, Sendable, Equatable {
-        case enter = "region.enter", exit = "region.exit", dwell = "region.dwell"
+typealias RegionMonitor = ConditionMonitor<RegionDeviceState>
+
+extension ConditionMonitor where Device == RegionDeviceState {
+    init(monitorID: String, hysteresis: RegionHysteresis, perDevice: Bool = false) {
+        self.init(monitorID: monitorID, kind: RegionKind(hysteresis: hysteresis), perDevice: perDevice)
     }
 
-    public struct Event: Sendable, Equatable {
-        public var kind: EventKind
-        public var body: RegionEventBody
-    }
-
-    struct Entry {
-        var condition: RegionCondition
-        var record: ConditionRecord
-    }
-
-    /// What changed since the last `takeChanges()`, to store.
-    public struct Changes: Sendable, Equatable {
-        public struct Device: Sendable, Equatable {
-            public var device: String
-            public var changed: [String]
-            public var removed: [String]
-        }
-        /// Devices whose records or first fix changed, sorted.
-        public var devices: [Device] = []
-        /// Conditions added or given a new shape, and conditions removed.
-        public var conditionsPut: [String] = []
-        public var conditionsRemoved: [String] = []
-        public var isEmpty: Bool { devices.isEmpty && conditionsPut.isEmpty && conditionsRemoved.isEmpty }
-    }
-
-    public let monitorID: String
-    public let hysteresis: RegionHysteresis
-    /// One state per device (`per_device`): sparse records, events naming the device.
-    public let perDevice: Bool
-    private(set) var conditions: [String: RegionCondition] = [:]
-    private let index = RegionIndex<String>()
-    private(set) var devices: [String: RegionDeviceState] = [:]
-    private var changedDevices = Set<String>()
-    private var putConditions = Set<String>()
-    private var removedConditions = Set<String>()
-
-    public init(monitorID: String, hysteresis: RegionHysteresis, perDevice: Bool = false) {
-        self.monitorID = monitorID
-        self.hysteresis = hysteresis
-        self.perDevice = perDevice
-        if !perDevice { devices[""] = RegionDeviceState() }
-    }
-
-    public var count: Int { conditions.count }
-    public var ids: [String] { conditions.keys.sorted() }
-    /// Devices seen (per device), sorted.
-    public var deviceIDs: [String] { perDevice ? devices.keys.sorted() : [] }
-    public var deviceCount: Int { perDevice ? devices.count : 0 }
-    /// Per device: whether `device` has a state.
-    public func hasDevice(_ device: String) -> Bool { devices[device] != nil }
-    public func condition(_ id: String) -> RegionCondition? { conditions[id] }
-    /// `device`'s record of condition `id` (the only device's by default), stored or implied;
-    /// nil when there is no such condition.
-    public func record(_ id: String, device: String = "") -> ConditionRecord? {
-        guard let c = conditions[id] else { return nil }
-        return (devices[device] ?? RegionDeviceState()).record(for: c)
-    }
-    /// Records actually held for `device` (per device: the sparse ones).
-    func storedRecordCount(device: String = "") -> Int { devices[device]?.records.count ?? 0 }
+    var hysteresis: RegionHysteresis { kind.hysteresis }
     /// Ids the one device's every fix must check.
     var active: Set<String> { devices[""]?.active ?? [] }
     /// Time of the last usable fix of `device`.
-    public func lastFixTime(device: String = "") -> EventTime? { devices[device]?.lastFixTime }
-    public var lastFixTime: EventTime? { lastFixTime() }
+    func lastFixTime(device: String = "") -> EventTime? { devices[device]?.lastFixTime }
+    var lastFixTime: EventTime? { lastFixTime() }
     /// The last usable fix of `device`, for state snapshots.
-    public func lastFix(device: String = "") -> RegionFix? { devices[device]?.lastFix }
+    func lastFix(device: String = "") -> RegionFix? { devices[device]?.lastFix }
     /// First usable fix of `device` (per device: conditions without a record are outside since).
-    public func firstFixTime(device: String) -> EventTime? { devices[device]?.firstFixTime }
-
-    /// Conditions `device` is inside, sorted.
-    public func ids(satisfiedBy device: String) -> [String] {
-        (devices[device]?.records ?? [:]).filter { $0.value.state == .satisfied }.map(\.key).sorted()
-    }
-
-    /// Per condition, how many devices are inside it.
-    public func satisfiedCounts() -> [String: Int] {
-        var counts: [String: Int] = [:]
-        for d in devices.values { for (id, r) in d.records where r.state == .satisfied { counts[id, default: 0] += 1 } }
-        return counts
-    }
-
-    /// Files `id` in the index as the monitor's conditions have it now (or removes it): after
-    /// a copy of the monitor was put back, since copies share the index.
-    mutating func reindex(_ id: String) {
-        if let c = conditions[id] {
-            index.insert(id, c.shape.boundingBox.expanded(byMetres: hysteresis.maxAccuracy + hysteresis.minDistance))
-        } else {
-            index.remove(id)
-        }
-    }
+    func firstFixTime(device: String) -> EventTime? { devices[device]?.firstFixTime }
 
     /// After a restart, before any fix: `device`'s state as committed. Records of conditions
     /// that are gone or have a new shape are dropped (the caller deletes them); for a device
@@ -155,98 +88,27 @@ public struct RegionMonitor {
     /// Returns the ids of the records dropped.
     mutating func restore(device: String, times: RegionDeviceState.Times, records: [String: ConditionRecord],
                           newConditions: Set<String>) -> [String] {
-        var d = RegionDeviceState()
-        d.firstFixTime = times.firstFixTime
-        d.lastFixTime = times.lastFixTime
-        d.lastFix = times.lastFix
-        var dropped: [String] = []
-        for (id, r) in records {
-            guard let c = conditions[id], c.fingerprint == r.fingerprint, !newConditions.contains(id) else {
-                dropped.append(id)
-                continue
-            }
-            d.records[id] = r
-            if r.needsEveryFix { d.active.insert(id) }
-        }
-        for id in conditions.keys.sorted() where d.records[id] == nil {
-            guard !perDevice || (times.firstFixTime != nil && newConditions.contains(id)) else { continue }
-            d.set(ConditionRecord(fingerprint: conditions[id]!.fingerprint), for: id)
-            changedDevices.insert(device)
-        }
-        devices[device] = d
-        return dropped.sorted()
-    }
-
-    /// Adds or replaces a condition. A new shape starts from `record` if its fingerprint
-    /// matches (one device), else from `assuming` (unknown when nil), for every device.
-    public mutating func put(_ condition: RegionCondition, record stored: ConditionRecord? = nil, assuming: RegionState? = nil) {
-        let id = condition.id
-        let sameShape = conditions[id]?.fingerprint == condition.fingerprint
-        conditions[id] = condition
-        let margin = hysteresis.maxAccuracy + hysteresis.minDistance
-        index.insert(id, condition.shape.boundingBox.expanded(byMetres: margin))
-        removedConditions.remove(id)
-        if !sameShape { putConditions.insert(id) }
-        var fresh = ConditionRecord(fingerprint: condition.fingerprint)
-        fresh.assume(assuming)
         let perDevice = self.perDevice
-        for key in Array(devices.keys) {
-            let changed = withDevice(key) { d in
-                if perDevice {
-                    if sameShape && assuming == nil { return false }
-                    // A device without a fix implies unknown already.
-                    if assuming == nil && d.firstFixTime == nil && d.records[id] == nil { return false }
-                    d.set(fresh, for: id)
-                } else if let stored, stored.fingerprint == condition.fingerprint {
-                    d.set(stored, for: id)
-                } else if let old = d.records[id], old.fingerprint == condition.fingerprint, assuming == nil {
-                    d.set(old, for: id)
-                } else {
-                    d.set(fresh, for: id)
+        return withDevice(device) { d, conditions, _ in
+            d = RegionDeviceState()
+            d.firstFixTime = times.firstFixTime
+            d.lastFixTime = times.lastFixTime
+            d.lastFix = times.lastFix
+            var dropped: [String] = []
+            for (id, r) in records {
+                guard let c = conditions[id], c.fingerprint == r.fingerprint, !newConditions.contains(id) else {
+                    dropped.append(id)
+                    continue
                 }
-                return true
+                d.records[id] = r
+                if r.needsEveryFix { d.active.insert(id) }
             }
-            if changed { changedDevices.insert(key) }
-        }
-    }
-
-    public mutating func remove(_ id: String) {
-        guard conditions.removeValue(forKey: id) != nil else { return }
-        index.remove(id)
-        putConditions.remove(id)
-        removedConditions.insert(id)
-        for key in Array(devices.keys) where devices[key]!.records[id] != nil {
-            withDevice(key) { $0.drop(id) }
-            changedDevices.insert(key)
-        }
-    }
-
-    /// What changed (to store) since the last call.
-    public mutating func takeChanges() -> Changes {
-        var changes = Changes(conditionsPut: putConditions.sorted(), conditionsRemoved: removedConditions.sorted())
-        putConditions.removeAll(keepingCapacity: true)
-        removedConditions.removeAll(keepingCapacity: true)
-        for key in changedDevices.sorted() where devices[key] != nil {
-            withDevice(key) { d in
-                if !d.changed.isEmpty || !d.removed.isEmpty || d.timesChanged {
-                    changes.devices.append(.init(device: key, changed: d.changed.sorted(), removed: d.removed.sorted()))
-                }
-                d.changed.removeAll(keepingCapacity: true)
-                d.removed.removeAll(keepingCapacity: true)
-                d.timesChanged = false
+            for id in conditions.keys.sorted() where d.records[id] == nil {
+                guard !perDevice || (times.firstFixTime != nil && newConditions.contains(id)) else { continue }
+                d.set(ConditionRecord(fingerprint: conditions[id]!.fingerprint), for: id)
             }
+            return dropped.sorted()
         }
-        changedDevices.removeAll(keepingCapacity: true)
-        return changes
-    }
-
-    /// Runs `body` on `key`'s state in place (taken out of the table meanwhile, so that its
-    /// records are not copied on write).
-    @discardableResult
-    private mutating func withDevice<R>(_ key: String, _ body: (inout RegionDeviceState) -> R) -> R {
-        var d = devices.removeValue(forKey: key) ?? RegionDeviceState()
-        defer { devices[key] = d }
-        return body(&d)
     }
 
     /// `device`'s fix times and last fix, as committed.
@@ -257,7 +119,7 @@ public struct RegionMonitor {
 
     /// Whether `fix` is used at all: accuracy within `max_accuracy`, valid coordinate, not older
     /// than `device`'s last used fix.
-    public func isUsable(_ fix: RegionFix, device: String = "") -> Bool {
+    func isUsable(_ fix: RegionFix, device: String = "") -> Bool {
         guard fix.coordinate.isValid else { return false }
         if let a = fix.horizontalAccuracy, !(a <= hysteresis.maxAccuracy && a >= 0) { return false }
         if let last = devices[device]?.lastFixTime, fix.time < last { return false }
@@ -265,48 +127,54 @@ public struct RegionMonitor {
     }
 
     /// Applies one fix of `device`; returns the events it causes, ordered by condition id.
-    public mutating func receive(_ fix: RegionFix, device: String = "") -> [Event] {
+    mutating func receive(_ fix: RegionFix, device: String = "") -> [RegionMonitorEvent] {
         guard isUsable(fix, device: device), perDevice || devices[device] != nil else { return [] }
-        // Taken out while it changes, so that its records are not copied (copy on write).
-        var d = devices.removeValue(forKey: device) ?? RegionDeviceState()
-        let accuracy = fix.horizontalAccuracy ?? 0
-        let margin = accuracy + hysteresis.minDistance
-        var candidates = d.active
-        index.query(fix.coordinate) { candidates.insert($0) }
-        // Once this fix is applied, a condition without a record is outside since the first fix.
-        let firstFixTime = d.firstFixTime ?? fix.time
-        var events: [Event] = []
-        for id in candidates.sorted() {
-            guard let c = conditions[id] else { continue }
-            var entry = Entry(condition: c, record: d.record(for: c))
-            let signed = c.shape.signedDistance(to: fix.coordinate)
-            let side: RegionState = signed <= -margin ? .satisfied : signed >= margin ? .unsatisfied : .unknown
-            if let event = decide(&entry, side: side, signed: signed, fix: fix, lastFixTime: d.lastFixTime) {
-                events.append(event)
+        let perDevice = self.perDevice
+        let monitorID = self.monitorID
+        return withDevice(device) { d, conditions, kind in
+            let hysteresis = kind.hysteresis
+            let accuracy = fix.horizontalAccuracy ?? 0
+            let margin = accuracy + hysteresis.minDistance
+            var candidates = d.active
+            kind.index.query(fix.coordinate) { candidates.insert($0) }
+            // Once this fix is applied, a condition without a record is outside since the first fix.
+            let firstFixTime = d.firstFixTime ?? fix.time
+            var events: [RegionMonitorEvent] = []
+            for id in candidates.sorted() {
+                guard let c = conditions[id] else { continue }
+                var record = d.record(for: c)
+                let signed = c.shape.signedDistance(to: fix.coordinate)
+                let side: RegionState = signed <= -margin ? .satisfied : signed >= margin ? .unsatisfied : .unknown
+                if let event = Self.decide(c, &record, side: side, signed: signed, fix: fix, lastFixTime: d.lastFixTime,
+                                           hysteresis: hysteresis, monitorID: monitorID) {
+                    events.append(event)
+                }
+                if let dwell = Self.dwellEvent(c, &record, at: fix.time, fix: fix, signed: signed, monitorID: monitorID) {
+                    events.append(dwell)
+                }
+                if let existing = d.records[id] {
+                    if existing != record { d.set(record, for: id) }
+                } else if perDevice, RegionDeviceState.impliedRecord(c, firstFixTime: firstFixTime) == record {
+                    // Stays implied: sparse.
+                } else {
+                    d.set(record, for: id)
+                }
             }
-            if let dwell = dwellEvent(&entry, at: fix.time, fix: fix, signed: signed) { events.append(dwell) }
-            if let existing = d.records[id] {
-                if existing != entry.record { d.set(entry.record, for: id) }
-            } else if perDevice, RegionDeviceState.impliedRecord(c, firstFixTime: firstFixTime) == entry.record {
-                // Stays implied: sparse.
-            } else {
-                d.set(entry.record, for: id)
-            }
+            if d.firstFixTime == nil { d.firstFixTime = fix.time }
+            d.lastFixTime = fix.time
+            d.lastFix = fix
+            d.timesChanged = true
+            if perDevice { for i in events.indices { events[i].body.device = device } }
+            return events
         }
-        if d.firstFixTime == nil { d.firstFixTime = fix.time }
-        d.lastFixTime = fix.time
-        d.lastFix = fix
-        d.timesChanged = true
-        devices[device] = d
-        changedDevices.insert(device)
-        if perDevice { for i in events.indices { events[i].body.device = device } }
-        return events
     }
 
     /// A clock tick: dwell events that are due, device by device (sorted).
-    public mutating func tick(at time: EventTime) -> [Event] {
-        var events: [Event] = []
+    mutating func tick(at time: EventTime) -> [RegionMonitorEvent] {
+        var events: [RegionMonitorEvent] = []
         let keys = devices.count == 1 ? Array(devices.keys) : devices.keys.sorted()
+        let perDevice = self.perDevice
+        let monitorID = self.monitorID
         for key in keys {
             // Only stays that still owe a dwell; ticks come every second.
             let due = devices[key]!.active.filter { id in
@@ -314,34 +182,28 @@ public struct RegionMonitor {
                 return c.dwell != nil && r.state == .satisfied && !r.dwellPublished
             }
             guard !due.isEmpty else { continue }
-            var d = devices.removeValue(forKey: key)!
-            for id in due.sorted() {
-                guard let c = conditions[id], let r = d.records[id] else { continue }
-                var entry = Entry(condition: c, record: r)
-                let signed = d.lastFix.map { c.shape.signedDistance(to: $0.coordinate) }
-                if var dwell = dwellEvent(&entry, at: time, fix: d.lastFix, signed: signed) {
-                    if perDevice { dwell.body.device = key }
-                    events.append(dwell)
-                    d.set(entry.record, for: id)
-                    changedDevices.insert(key)
+            withDevice(key) { d, conditions, _ in
+                for id in due.sorted() {
+                    guard let c = conditions[id], var record = d.records[id] else { continue }
+                    let signed = d.lastFix.map { c.shape.signedDistance(to: $0.coordinate) }
+                    if var dwell = Self.dwellEvent(c, &record, at: time, fix: d.lastFix, signed: signed, monitorID: monitorID) {
+                        if perDevice { dwell.body.device = key }
+                        events.append(dwell)
+                        d.set(record, for: id)
+                    }
                 }
             }
-            devices[key] = d
         }
         return events
     }
-
-    /// The first word of the event types (`region.enter`).
-    static let eventPrefix = "region"
 
     /// A fix decided `side` (or nothing: `unknown`). An undecided or assumed state takes it at
     /// once; a decided one needs a run of deciding fixes on the new side lasting `min_duration`
     /// (the hysteresis, region's own part); the change itself is the shared condition machine's
     /// (`ConditionRecording.decide`).
-    private func decide(_ entry: inout Entry, side: RegionState, signed: Double, fix: RegionFix,
-                        lastFixTime: EventTime?) -> Event? {
-        var r = entry.record
-        defer { entry.record = r }
+    private static func decide(_ c: RegionCondition, _ r: inout ConditionRecord, side: RegionState, signed: Double,
+                               fix: RegionFix, lastFixTime: EventTime?, hysteresis: RegionHysteresis,
+                               monitorID: String) -> RegionMonitorEvent? {
         guard side != .unknown else { return nil }
         let since: EventTime
         if r.state == .unknown || r.assumed {
@@ -363,38 +225,37 @@ public struct RegionMonitor {
             r.runOrigin = nil
         }
         let previous = r.state
-        let c = entry.condition
         guard let kind = r.decide(side, since: since, at: fix.time, notifyOnEntry: c.notifyOnEntry,
-                                  notifyOnExit: c.notifyOnExit, prefix: Self.eventPrefix) else { return nil }
+                                  notifyOnExit: c.notifyOnExit, prefix: RegionKind.eventPrefix) else { return nil }
         // `detected_after_restart` is always false now: the runtime restores the state exactly,
         // so a restart is invisible here, and a replay gives the same events however often Locus
         // was restarted. (A run confirmed by its first fix after a gap says so by `since`
         // equal to `fix_time`.)
-        return Event(kind: kind == .enter ? .enter : .exit,
-                     body: body(c, state: side, previous: previous, fix: fix, signed: signed, since: since, afterRestart: false))
+        return RegionMonitorEvent(kind: kind == .enter ? .enter : .exit,
+                                  body: body(c, state: side, previous: previous, fix: fix, signed: signed, since: since,
+                                             monitorID: monitorID))
     }
 
-    private func dwellEvent(_ entry: inout Entry, at time: EventTime, fix: RegionFix?, signed: Double?) -> Event? {
-        guard entry.record.dwellDue(at: time, dwell: entry.condition.dwell, prefix: Self.eventPrefix),
-              let since = entry.record.since else { return nil }
-        var b = body(entry.condition, state: .satisfied, previous: .satisfied, fix: fix, signed: signed, since: since,
-                     afterRestart: false)
+    private static func dwellEvent(_ c: RegionCondition, _ r: inout ConditionRecord, at time: EventTime, fix: RegionFix?,
+                                   signed: Double?, monitorID: String) -> RegionMonitorEvent? {
+        guard r.dwellDue(at: time, dwell: c.dwell, prefix: RegionKind.eventPrefix), let since = r.since else { return nil }
+        var b = body(c, state: .satisfied, previous: .satisfied, fix: fix, signed: signed, since: since, monitorID: monitorID)
         b.dwell = time.seconds(since: since)
-        return Event(kind: .dwell, body: b)
+        return RegionMonitorEvent(kind: .dwell, body: b)
     }
 
     /// An event body for `c`; `signed` is the fix's signed distance (negative inside).
-    func body(_ c: RegionCondition, state: RegionState, previous: RegionState, fix: RegionFix?, signed: Double?,
-              since: EventTime?, afterRestart: Bool) -> RegionEventBody {
+    static func body(_ c: RegionCondition, state: RegionState, previous: RegionState, fix: RegionFix?, signed: Double?,
+                     since: EventTime?, monitorID: String) -> RegionEventBody {
         var b = RegionEventBody(region: c.id, monitor: monitorID, state: state, previousState: previous,
-                                since: since, detectedAfterRestart: afterRestart, properties: c.properties)
+                                since: since, detectedAfterRestart: false, properties: c.properties)
         if let fix {
             b.fix = .init(source: fix.source, coordinate: fix.coordinate, horizontalAccuracy: fix.horizontalAccuracy, time: fix.time)
         }
         if let signed, signed.isFinite {
             b.distance = -signed
             if state != .unknown {
-                b.confidence = Self.confidence(insideDistance: -signed, accuracy: fix?.horizontalAccuracy, state: state)
+                b.confidence = confidence(insideDistance: -signed, accuracy: fix?.horizontalAccuracy, state: state)
             }
         }
         return b
@@ -402,11 +263,11 @@ public struct RegionMonitor {
 
     /// A snapshot of `id`'s state for `device` (`region.state`), with its last usable fix if
     /// there is one.
-    public func snapshot(_ id: String, device: String = "") -> RegionEventBody? {
+    func snapshot(_ id: String, device: String = "") -> RegionEventBody? {
         guard let c = conditions[id], let r = record(id, device: device) else { return nil }
         let lastFix = devices[device]?.lastFix
         let signed = lastFix.map { c.shape.signedDistance(to: $0.coordinate) }
-        var b = body(c, state: r.state, previous: r.state, fix: lastFix, signed: signed, since: r.since, afterRestart: false)
+        var b = Self.body(c, state: r.state, previous: r.state, fix: lastFix, signed: signed, since: r.since, monitorID: monitorID)
         b.assumed = r.assumed
         if perDevice { b.device = device }
         return b

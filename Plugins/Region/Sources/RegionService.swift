@@ -140,7 +140,7 @@ public struct RegionService: CommandableService, DeviceKeyedService, KeyedStatef
         let tick = message.payload(ClockTick.self)
         let device = monitor.perDevice ? Self.device(of: message.topic) : ""
         lastMessageTime = message.time
-        var events: [RegionMonitor.Event] = []
+        var events: [RegionMonitorEvent] = []
         if tick != nil {
             events = monitor.tick(at: message.time)
         } else if let fix = message.payload(Fix.self) {
@@ -174,7 +174,7 @@ public struct RegionService: CommandableService, DeviceKeyedService, KeyedStatef
     }
 
     /// Emits the monitor's events (and, with `state_on_transition`, a snapshot after each).
-    mutating func emit(_ events: [RegionMonitor.Event], at time: EventTime, output: inout ServiceOutput) throws {
+    mutating func emit(_ events: [RegionMonitorEvent], at time: EventTime, output: inout ServiceOutput) throws {
         for e in events {
             Self.emit(e.kind, e.body, at: time, to: &output)
             if configuration.stateOnTransition && e.kind != .dwell {
@@ -333,14 +333,13 @@ public struct RegionService: CommandableService, DeviceKeyedService, KeyedStatef
         loadIfNeeded()
         var out: [(key: String, value: [UInt8]?)] = pendingRecords.sorted { $0.key < $1.key }.map { ($0.key, $0.value?.encoded()) }
         pendingRecords.removeAll(keepingCapacity: true)
-        let m = monitor.takeChanges()
-        for d in m.devices {
-            for rid in d.changed {
-                guard let record = monitor.record(rid, device: d.device) else { continue }
-                out.append((Self.recordKey(device: d.device, rid), record.encoded(device: d.device, region: rid)))
+        for (device, changes) in monitor.takeChanges() {
+            for rid in changes.changed {
+                guard let record = monitor.record(rid, device: device) else { continue }
+                out.append((Self.recordKey(device: device, rid), record.encoded(device: device, region: rid)))
             }
-            for rid in d.removed { out.append((Self.recordKey(device: d.device, rid), nil)) }
-            out.append((Self.deviceKey(d.device), monitor.times(device: d.device).encoded))
+            for rid in changes.removed { out.append((Self.recordKey(device: device, rid), nil)) }
+            out.append((Self.deviceKey(device), monitor.times(device: device).encoded))
         }
         if lastMessageTime != committedLastMessageTime, let t = lastMessageTime {
             committedLastMessageTime = t
@@ -377,11 +376,11 @@ public struct RegionService: CommandableService, DeviceKeyedService, KeyedStatef
     // MARK: - Encoding
 
     /// `region.<kind>.<id>`, and `.<device>` per device.
-    static func topic(_ kind: RegionMonitor.EventKind, _ body: RegionEventBody) -> String {
+    static func topic(_ kind: RegionMonitorEvent.Kind, _ body: RegionEventBody) -> String {
         kind.rawValue + "." + body.region + (body.device.map { "." + $0 } ?? "")
     }
 
-    static func emit(_ kind: RegionMonitor.EventKind, _ body: RegionEventBody, at time: EventTime, to output: inout ServiceOutput) {
+    static func emit(_ kind: RegionMonitorEvent.Kind, _ body: RegionEventBody, at time: EventTime, to output: inout ServiceOutput) {
         let topic = topic(kind, body)
         switch kind {
         case .enter: output.emit(RegionEnter(body), topic: topic, time: time)

@@ -42,6 +42,32 @@ import Testing
         #expect(map.values == expected)
     }
 
+    /// A key given no text is deleted: the row holds `null` for it, and a compaction drops it.
+    @Test func anEntryWithoutTextDeletesItsKeyAcrossARestartAndACompaction() throws {
+        let (store, dir) = try Self.store()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        var map = Self.fresh()
+        _ = try map.load(from: store)
+        var changes = StateChanges()
+        map.commit([("a", "1"), ("b", "2")], into: &changes)
+        map.commit([("a", nil)], into: &changes)
+        _ = try store.commit(changes)
+        #expect(map.values == ["b": "2"])
+        var reread = Self.fresh()
+        #expect(try reread.load(from: store) == 0)
+        #expect(reread.values == ["b": "2"])
+        // Adopted entries (rows of an earlier form) make the next commit write the whole map.
+        reread.adopt(["c": "3", "b": "old"])
+        #expect(reread.needsCommit)
+        var whole = StateChanges()
+        reread.commit([], into: &whole)
+        _ = try store.commit(whole)
+        #expect(try store.textRecords(in: "log").count == 1)
+        var third = Self.fresh()
+        _ = try third.load(from: store)
+        #expect(third.values == ["b": "2", "c": "3"])
+    }
+
     @Test func rowsOfTheOneRowPerEntryFormAreReadThenReplaced() throws {
         let (store, dir) = try Self.store()
         defer { try? FileManager.default.removeItem(atPath: dir) }

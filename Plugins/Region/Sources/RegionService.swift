@@ -112,6 +112,8 @@ public struct RegionService: CommandableService, DeviceKeyedService, KeyedStatef
     }
 
     public var keepsState: Bool { configuration.persist }
+    /// A device's fix times and last fix change with every fix it sends: the runtime logs them.
+    public var loggedRecordPrefixes: [String] { ["device/"] }
 
     /// The ids of the conditions watched, sorted.
     public var conditionIDs: [String] { monitor.ids }

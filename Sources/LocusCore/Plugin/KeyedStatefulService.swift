@@ -23,8 +23,14 @@ public protocol KeyedStatefulService: ServicePlugin {
     /// False when the configuration asks for no state across restarts (`persist: false`): the
     /// runtime then keeps nothing, and every start is a fresh one. Default: true.
     var keepsState: Bool { get }
+    /// Key prefixes of records that change with nearly every message (a device's last fix): the
+    /// runtime writes those of a batch as one row of a log, not one row each, and holds them in
+    /// memory to compact the log. Leave out records that are large or many and change seldom.
+    /// Default: none.
+    var loggedRecordPrefixes: [String] { get }
 }
 
 extension KeyedStatefulService {
     public var keepsState: Bool { true }
+    public var loggedRecordPrefixes: [String] { [] }
 }

@@ -15,18 +15,30 @@ public struct ServiceStateTracker {
     private enum Shape { case single, perDevice, keyed }
     private let shape: Shape
     private var committed: (any Equatable)?
+    /// Key prefixes of the records that change with nearly every message, which the runtime
+    /// logs (`KeyedStatefulService.loggedRecordPrefixes`; every device of a per-device service).
+    public let loggedPrefixes: [String]
+
+    /// Whether the record `key` is one the runtime logs.
+    public func isLogged(_ key: String) -> Bool {
+        for p in loggedPrefixes where key.hasPrefix(p) { return true }
+        return false
+    }
 
     /// A tracker for `service`, or nil when it keeps no state the runtime knows of.
     public init?(for service: any ServicePlugin) {
         if let k = service as? any KeyedStatefulService {
             guard k.keepsState else { return nil }
             shape = .keyed
+            loggedPrefixes = k.loggedRecordPrefixes
         } else if let s = service as? any StatefulService {
             guard s.keepsState else { return nil }
             shape = .single
             committed = s.anyState
+            loggedPrefixes = []
         } else if let p = service as? PerDeviceService, p.isStateful {
             shape = .perDevice
+            loggedPrefixes = [Self.devicePrefix]
         } else {
             return nil
         }

@@ -38,6 +38,13 @@ final class ServiceStateKeeper {
                                             legacyCollection: ServiceStateKeeper.legacyPositionCollection)
     private var topicSeqLog = LoggedTextMap(collection: ServiceStateKeeper.topicSeqCollection,
                                             legacyCollection: ServiceStateKeeper.legacyTopicSeqCollection)
+    /// The service's records that change with nearly every message (`ServiceStateTracker.isLogged`):
+    /// one row per commit, not one per record.
+    private var stateLog = LoggedTextMap(collection: ServiceStateKeeper.stateLogCollection,
+                                         legacyCollection: ServiceStateKeeper.legacyStateLogCollection)
+    /// Rows of `stateCollection` that the state log holds now (written before it was): deleted
+    /// by the next commit, which writes the whole log.
+    private var rowsMovedToLog: [String] = []
     /// Outbox ids published, with the wall-clock time they were: acknowledged by the first
     /// commit `acknowledgeAfter` seconds later.
     private var published: [(id: Int64, atMs: Int64)] = []
@@ -85,6 +92,10 @@ final class ServiceStateKeeper {
     }
 
     static let stateCollection = "state"
+    static let stateLogCollection = "state_log"
+    /// Never written: the records the state log holds were rows of `stateCollection` before it
+    /// (`rowsMovedToLog`).
+    static let legacyStateLogCollection = "state_log_legacy"
     static let positionCollection = "position_log"
     static let topicSeqCollection = "topic_seq_log"
     /// One row per entry, as written before the logs (read once, then deleted).
@@ -120,7 +131,16 @@ final class ServiceStateKeeper {
         settleFailedCommits()
         var tracker = ServiceStateTracker(for: service)
         try importEarlierStore(of: service)
-        let records = try store.textRecords(in: Self.stateCollection)
+        var records = try store.textRecords(in: Self.stateCollection)
+        let damagedLog = try stateLog.load(from: store)
+        rowsMovedToLog = []
+        if let t = tracker {
+            var moved: [String: String] = [:]
+            for (key, text) in records where t.isLogged(key) { moved[key] = text }
+            stateLog.adopt(moved)
+            rowsMovedToLog = moved.keys.sorted()
+        }
+        for (key, text) in stateLog.values { records[key] = text }
         if !records.isEmpty {
             do {
                 try tracker?.restore(records.mapValues { Array($0.utf8) }, into: &service)
@@ -132,7 +152,7 @@ final class ServiceStateKeeper {
             }
         }
         self.tracker = tracker
-        let damaged = try positionLog.load(from: store) + topicSeqLog.load(from: store)
+        let damaged = try positionLog.load(from: store) + topicSeqLog.load(from: store) + damagedLog
         if damaged > 0 {
             count { $0.recordsDropped += UInt64(damaged) }
             logger.warning("saved input positions or sequence numbers could not be read; messages they covered may be processed again", metadata: [
@@ -162,7 +182,8 @@ final class ServiceStateKeeper {
     private func importEarlierStore(of service: any ServicePlugin) throws {
         guard let earlier = (service as? any ImportsEarlierStateStore)?.earlierStateStore,
               FileManager.default.fileExists(atPath: earlier.path),
-              try store.textRecords(in: Self.stateCollection).isEmpty, try store.meta(Self.seqMeta) == nil else { return }
+              try store.textRecords(in: Self.stateCollection).isEmpty, try store.textRecords(in: Self.stateLogCollection).isEmpty,
+              try store.meta(Self.seqMeta) == nil else { return }
         var changes = StateChanges()
         var imported = 0
         do {
@@ -278,17 +299,23 @@ final class ServiceStateKeeper {
                     "plugin": "\(id)", "records": "\(dropped)"])
             }
         }
-        if stateChanges.isEmpty, events.isEmpty { return nil }
+        if stateChanges.isEmpty, events.isEmpty, !stateLog.needsCommit { return nil }
         let encoded = publisher.encode(events)
         let now = Self.wallClockMs()
         var changes = StateChanges()
+        var logged: [(key: String, text: String?)] = []
         for change in stateChanges {
-            if let value = change.value {
+            if let t = tracker, t.isLogged(change.key) {
+                logged.append((change.key, change.value.map { String(decoding: $0, as: UTF8.self) }))
+            } else if let value = change.value {
                 changes.put(Self.stateCollection, key: change.key, json: String(decoding: value, as: UTF8.self))
             } else {
                 changes.delete(Self.stateCollection, key: change.key)
             }
         }
+        stateLog.commit(logged, into: &changes)
+        for key in rowsMovedToLog { changes.delete(Self.stateCollection, key: key) }
+        rowsMovedToLog = []
         positionLog.commit(position.takeChanged().map { ($0.key, InputPosition.text($0.mark)) }, into: &changes)
         if let last = encoded.last {
             changes.setMeta(Self.seqMeta, String(last.seq))

@@ -72,6 +72,31 @@ struct ServiceStateTrackerTests {
         }
     }
 
+    /// A keyed service holding its storage in one box: whether `takeStateChanges` could change
+    /// it in place, with no second owner (a fleet's device table is copied whole otherwise).
+    struct Boxed: KeyedStatefulService {
+        final class Storage { var changed = ["a"] }
+        var storage = Storage()
+        var ownedAlone: [Bool] = []
+        var subscriptions: [String] { ["x."] }
+        var produces: [String] { [] }
+        mutating func receive(_ message: BusMessage, output: inout ServiceOutput) {}
+        mutating func takeStateChanges() throws -> [(key: String, value: [UInt8]?)] {
+            ownedAlone.append(isKnownUniquelyReferenced(&storage))
+            defer { storage.changed = [] }
+            return storage.changed.map { ($0, Array("1".utf8)) }
+        }
+        mutating func restoreState(_ records: [String: [UInt8]]) throws {}
+    }
+
+    @Test func aKeyedServiceTakesItsChangesWithNoSecondOwnerOfItsStorage() throws {
+        var service: any ServicePlugin = Boxed()
+        var tracker = try #require(ServiceStateTracker(for: service))
+        #expect(try tracker.changes(in: &service).map(\.key) == ["a"])
+        #expect(try tracker.changes(in: &service).isEmpty)
+        #expect((service as? Boxed)?.ownedAlone == [true, true])
+    }
+
     @Test func aServiceWithoutStateHasNoTracker() {
         struct Plain: ServicePlugin {
             var subscriptions: [String] { [] }

@@ -10,7 +10,7 @@ import LocusStore
 /// Invariants: reading never traps; whatever does not read is dropped and deleted, so the
 /// records as the service then commits them read back into the same conditions, and a second
 /// restore from them finds nothing more to delete. Then the same for a beacon service, with each
-/// value also as each kind of beacon record (a device's monitor, a condition, the service).
+/// value also as each kind of beacon record (a device's state, a condition, the service).
 /// Then the records as the rows of the keeper's position log (`LoggedTextMap`): reading never
 /// traps, and after the next commit (which compacts away what did not read) the log reads back
 /// as the same map with nothing damaged. Last, the whole input as the text of an outbox row of

@@ -11,7 +11,7 @@ import Logging
 ///
 /// State (`KeyedStatefulService`): the runtime keeps it and commits the records a batch or a
 /// command changed with the events they caused (docs/writing-plugins.md, "State"): each
-/// condition added at runtime (`condition/<id>`), each device's monitor — records, deadlines,
+/// condition added at runtime (`condition/<id>`), each device's memory — records, deadlines,
 /// ranging filters — (`device/<device>`, `device/` with one device) and the time of the last
 /// message (`service`). So a restart, even `kill -9`, gives the output an uninterrupted run gives.
 ///

@@ -37,8 +37,9 @@ import Testing
                 #expect(reread.values == expected, "batch \(batch)")
             }
         }
-        // The log stays within about twice the map: 3,000 entries at 200 a row is at most ~31 rows.
-        #expect(maxRows <= 2 * 3000 / 200 + 2, "\(maxRows) rows")
+        // The log stays within `compactionFactor` times the map: 3,000 entries at 200 a row, at
+        // most ~61 rows with the factor 4.
+        #expect(maxRows <= LoggedTextMap.compactionFactor * 3000 / 200 + 2, "\(maxRows) rows")
         #expect(map.values == expected)
     }
 

@@ -108,7 +108,11 @@ public final class PluginRunner: Service, @unchecked Sendable {
     /// Tells the gate the plugin has handled `message`.
     @inline(__always)
     func noteConsumed(_ message: BusMessage) {
-        if let gate, let gated { gate.consumed(gated, producer: message.envelope.producer, seq: message.envelope.seq) }
+        noteConsumed(producer: message.envelope.producer, seq: message.envelope.seq)
+    }
+
+    func noteConsumed(producer: String, seq: UInt64) {
+        if let gate, let gated { gate.consumed(gated, producer: producer, seq: seq) }
     }
 
     /// `feed`'s messages one at a time, each reported to the gate once the sink asks for the
@@ -372,9 +376,9 @@ public final class PluginRunner: Service, @unchecked Sendable {
                     events += output.events
                 }
                 // Committed and published on the keeper's thread while the next batch is processed.
-                let consumed = batch.prefix(handled)
+                let consumed = ConsumedMarks(batch.prefix(handled))
                 try keeper.commitAndPublishInBackground(&service, events: events, inputs: processed) { [self] in
-                    for message in consumed { noteConsumed(message) }
+                    for mark in consumed.marks { noteConsumed(producer: mark.producer, seq: mark.seq) }
                 }
                 noteCounters(of: service)
                 if handled < batch.count { logCancelledBacklog(); break reading }

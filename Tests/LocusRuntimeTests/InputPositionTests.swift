@@ -53,4 +53,33 @@ struct InputPositionTests {
         #expect(InputPosition.mark(fromText: InputPosition.text(mark)) == mark)
         for bad in ["", "[1]", "[a,1]", "[1,-1]", "1,2", "[1,2,3]"] { #expect(InputPosition.mark(fromText: bad) == nil, "\(bad)") }
     }
+
+    /// A run of messages from one pair builds its key and marks it changed once; a run that goes
+    /// on past a commit is marked changed again in the next.
+    @Test func aRunThatGoesOnPastACommitIsChangedInTheNextOne() {
+        var position = InputPosition()
+        for ms in [1000, 2000, 3000] as [Int64] { position.processed(message(ms: ms)) }
+        position.processed(message("obs.fix.gps1", ms: 1500))
+        position.processed(message(ms: 3000))
+        let first = position.takeChanged().sorted { $0.key < $1.key }
+        #expect(first.map(\.key) == ["walk obs.fix.gps0", "walk obs.fix.gps1"])
+        #expect(first.map(\.mark) == [.init(time: 3000, count: 2), .init(time: 1500, count: 1)])
+        position.processed(message(ms: 4000))
+        #expect(position.takeChanged().map(\.key) == ["walk obs.fix.gps0"])
+        #expect(position.takeChanged().isEmpty)
+    }
+}
+
+/// What the runner tells the delivery gate of a handled batch.
+struct ConsumedMarksTests {
+    @Test func eachRunOfOneProducerEndsWithItsLastSequenceNumber() {
+        let fix = Fix(source: "gps0", mode: .threeD, latitude: 46, longitude: 14)
+        let batch = [("gps", 1), ("gps", 2), ("phone", 7), ("gps", 3), ("gps", 4), ("gps", 5), ("phone", 8)].map { producer, seq in
+            BusMessage(topic: "obs.fix.\(producer)", envelope: Envelope(producer: producer, seq: UInt64(seq), time: EventTime(milliseconds: 0), payload: fix))
+        }
+        let marks = ConsumedMarks(batch).marks
+        #expect(marks.map(\.producer) == ["gps", "phone", "gps", "phone"])
+        #expect(marks.map(\.seq) == [2, 7, 5, 8])
+        #expect(ConsumedMarks([BusMessage]()).marks.isEmpty)
+    }
 }

@@ -175,6 +175,14 @@ public struct JSONWriter: @unchecked Sendable {
         needsComma = true
     }
 
+    /// Writes UTF-8 text as a string value, escaped as needed (a JSON document kept inside
+    /// another as text, as service states keep fixes).
+    public mutating func string(utf8 u: UnsafeBufferPointer<UInt8>) {
+        separate()
+        appendQuoted(utf8: u)
+        needsComma = true
+    }
+
     /// Writes a string value known at compile time to need no escaping.
     @inlinable @inline(__always) public mutating func string(_ s: StaticString) {
         assert(JSONWriter.needsNoEscaping(s), "a StaticString value must need no escaping")

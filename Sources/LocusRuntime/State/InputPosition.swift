@@ -20,12 +20,26 @@ struct InputPosition {
     private(set) var marks: [String: Mark] = [:]
     /// Keys whose mark changed since `takeChanged`.
     private var changed: Set<String> = []
+    /// The key inserted into `changed` last (a run of messages inserts it once).
+    private var lastChanged: String?
     /// The committed marks still being skipped up to, after a restart.
     private var skipping: [String: Mark] = [:]
     /// Messages seen at the skipped mark's time so far, per key.
     private var seenAtMark: [String: Int] = [:]
 
+    /// The last (producer, topic) seen and its key: a feed's messages come in long runs from
+    /// one pair, so the key is built once per run rather than once per message.
+    private var lastPair: (producer: String, topic: String, key: String)?
+
     static func key(producer: String, topic: String) -> String { producer + " " + topic }
+
+    private mutating func key(of message: BusMessage) -> String {
+        let producer = message.envelope.producer, topic = message.topic
+        if let p = lastPair, p.producer == producer, p.topic == topic { return p.key }
+        let key = Self.key(producer: producer, topic: topic)
+        lastPair = (producer, topic, key)
+        return key
+    }
 
     /// Starts from committed marks: messages up to them are skipped.
     init(committed: [String: Mark] = [:]) {
@@ -36,7 +50,7 @@ struct InputPosition {
     /// True when `message` was processed before the restart: skip it.
     mutating func alreadyProcessed(_ message: BusMessage) -> Bool {
         guard !skipping.isEmpty else { return false }
-        let key = Self.key(producer: message.envelope.producer, topic: message.topic)
+        let key = key(of: message)
         guard let mark = skipping[key] else { return false }
         let t = message.time.milliseconds
         if t < mark.time { return true }
@@ -52,7 +66,7 @@ struct InputPosition {
 
     /// Records that `message` was processed.
     mutating func processed(_ message: BusMessage) {
-        let key = Self.key(producer: message.envelope.producer, topic: message.topic)
+        let key = key(of: message)
         let t = message.time.milliseconds
         if let mark = marks[key] {
             if t == mark.time {
@@ -66,12 +80,18 @@ struct InputPosition {
         } else {
             marks[key] = Mark(time: t, count: 1)
         }
-        changed.insert(key)
+        if key != lastChanged {
+            changed.insert(key)
+            lastChanged = key
+        }
     }
 
     /// The marks changed since the last call.
     mutating func takeChanged() -> [(key: String, mark: Mark)] {
-        defer { changed.removeAll(keepingCapacity: true) }
+        defer {
+            changed.removeAll(keepingCapacity: true)
+            lastChanged = nil
+        }
         return changed.map { ($0, marks[$0]!) }
     }
 

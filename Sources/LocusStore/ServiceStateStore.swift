@@ -229,6 +229,13 @@ public final class ServiceStateStore: @unchecked Sendable {
         }
     }
 
+    /// True when `collection` holds no record (one indexed look-up, not a read of them all).
+    public func isEmpty(collection: String) throws -> Bool {
+        try onQueue("read collection \(collection)") { db in
+            try Row.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM record WHERE collection = ? LIMIT 1"), arguments: [collection]) == nil
+        }
+    }
+
     /// Every record of one collection as the text stored (`put(_:key:json:)`), key → text.
     public func textRecords(in collection: String) throws -> [String: String] {
         let rows = try onQueue("read collection \(collection)") { db in
@@ -247,7 +254,7 @@ public final class ServiceStateStore: @unchecked Sendable {
 
     /// Envelopes appended with `append(envelopes:time:)` (or one per row, by an earlier version) and
     /// not yet acknowledged, oldest first, each with its row's id (shared by a batch's envelopes)
-    /// and the time it was appended with (in milliseconds); `unreadableRows`: batch rows whose
+    /// and the time it was appended with (in milliseconds); `unreadableIDs`: batch rows whose
     /// text does not read (a damaged store), left out.
     public func pendingEnvelopes() throws -> PendingEnvelopes {
         let rows = try onQueue("read outbox") { db in
@@ -262,7 +269,6 @@ public final class ServiceStateStore: @unchecked Sendable {
             } else if let batch = EnvelopeBatch.envelopes(in: row[2]) {
                 pending.envelopes += batch.map { (id, $0.topic, $0.body, committedMs) }
             } else {
-                pending.unreadableRows += 1
                 pending.unreadableIDs.append(id)
             }
             pending.lastID = id
@@ -273,9 +279,8 @@ public final class ServiceStateStore: @unchecked Sendable {
     /// What `pendingEnvelopes()` found.
     public struct PendingEnvelopes: Sendable {
         public var envelopes: [(id: Int64, topic: String, body: String, committedMs: Int64)] = []
-        /// Batch rows that did not read; their envelopes are not in `envelopes`.
-        public var unreadableRows = 0
-        /// Their ids (`StateChanges.deleteOutboxRow`).
+        /// The ids of batch rows that did not read (`StateChanges.deleteOutboxRow`); their
+        /// envelopes are not in `envelopes`.
         public var unreadableIDs: [Int64] = []
         /// The id of the last row read, readable or not (what to acknowledge through); nil
         /// when the outbox holds no envelope.

@@ -85,4 +85,44 @@ import Testing
         #expect((restarted as? Counters)?.values == expected)
         #expect(try store.textRecords(in: ServiceStateKeeper.stateCollection) == ["config": "8"])
     }
+
+    /// A state log row that does not read loses what the service remembered in it: counted as
+    /// dropped records, with a warning that says so (not one about input positions).
+    @Test func aDamagedStateLogRowIsCountedAndNamedInItsWarning() throws {
+        let dir = try ServiceStateKeeperTests.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let store = try ServiceStateStore(path: dir + "/counters.sqlite", kind: "service")
+        var first: any ServicePlugin = Counters()
+        let earlier = Self.keeper(store)
+        try earlier.start(&first)
+        Self.change(&first) { c in c.set("device/a", 1) }
+        try earlier.commitAndPublish(&first, events: [])
+        var damage = StateChanges()
+        damage.put(ServiceStateKeeper.stateLogCollection, key: "0000000000000000007", json: "[not an object")
+        _ = try store.commit(damage)
+
+        let warnings = WarningsKept()
+        let keeper = ServiceStateKeeper(id: "counters", store: store, publisher: EventPublisher(producer: "counters", outlet: MemoryOutlet()),
+                                        journal: nil, logger: Logger(label: "t") { _ in warnings })
+        var restarted: any ServicePlugin = Counters()
+        try keeper.start(&restarted)
+        #expect((restarted as? Counters)?.values == ["device/a": 1])
+        #expect(keeper.counters.recordsDropped == 1)
+        #expect(warnings.messages.contains { $0.contains("state log rows could not be read") })
+        #expect(!warnings.messages.contains { $0.contains("input positions") })
+    }
+}
+
+/// Warnings logged, kept for a test to read.
+private final class WarningsKept: LogHandler, @unchecked Sendable {
+    private let lock = NSLock()
+    private var kept: [String] = []
+    var metadata: Logger.Metadata = [:]
+    var logLevel: Logger.Level = .warning
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+    func log(event: LogEvent) { lock.withLock { kept.append("\(event.message)") } }
+    var messages: [String] { lock.withLock { kept } }
 }

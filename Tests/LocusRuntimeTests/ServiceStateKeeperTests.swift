@@ -83,7 +83,7 @@ import Testing
         // `acknowledgeAfter` later, so a kill in the next moment publishes them again (they were
         // acknowledged at once before, and a kill then lost them). The unreadable row is gone.
         let pending = try store.pendingEnvelopes()
-        #expect(pending.envelopes.count == 3 && pending.unreadableRows == 0)
+        #expect(pending.envelopes.count == 3 && pending.unreadableIDs.isEmpty)
         let again = ServiceStateKeeper(id: "numbers", store: store, publisher: EventPublisher(producer: "numbers", outlet: outlet),
                                        journal: nil, logger: Logger(label: "t"))
         var restarted: any ServicePlugin = Numbers()

@@ -74,13 +74,13 @@ import Testing
         #expect(pending.envelopes.map { $0.topic + "|" + $0.body } == ["t.old|old", "t.a|A", "t.b|B", "t.c|C"])
         #expect(pending.envelopes.map(\.committedMs) == [5, 7, 7, 11])
         #expect(pending.envelopes[1].id == pending.envelopes[2].id)
-        #expect(pending.unreadableRows == 1)
+        #expect(pending.unreadableIDs.count == 1)
         #expect(pending.lastID == lastIDs.last)
 
         var ack = StateChanges()
         ack.acknowledge(through: try #require(pending.lastID))
         try store.commit(ack)
         let after = try store.pendingEnvelopes()
-        #expect(after.envelopes.isEmpty && after.unreadableRows == 0 && after.lastID == nil)
+        #expect(after.envelopes.isEmpty && after.unreadableIDs.isEmpty && after.lastID == nil)
     }
 }

@@ -56,6 +56,8 @@ import Testing
         try store.commit(d)
         #expect(try keys("state").isEmpty)
         #expect(try keys("condition") == ["x"])
+        #expect(try store.isEmpty(collection: "state") && !store.isEmpty(collection: "condition"))
+        #expect(try store.isEmpty(collection: "never written"))
     }
 
     @Test func changesApplyInCallOrder() throws {

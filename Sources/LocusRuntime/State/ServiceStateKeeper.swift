@@ -152,7 +152,12 @@ final class ServiceStateKeeper {
             }
         }
         self.tracker = tracker
-        let damaged = try positionLog.load(from: store) + topicSeqLog.load(from: store) + damagedLog
+        if damagedLog > 0 {
+            count { $0.recordsDropped += UInt64(damagedLog) }
+            logger.warning("saved state log rows could not be read; what the service remembered in them (per-device state) is lost", metadata: [
+                "plugin": "\(id)", "store": "\(store.path ?? "")", "rows": "\(damagedLog)"])
+        }
+        let damaged = try positionLog.load(from: store) + topicSeqLog.load(from: store)
         if damaged > 0 {
             count { $0.recordsDropped += UInt64(damaged) }
             logger.warning("saved input positions or sequence numbers could not be read; messages they covered may be processed again", metadata: [
@@ -182,7 +187,7 @@ final class ServiceStateKeeper {
     private func importEarlierStore(of service: any ServicePlugin) throws {
         guard let earlier = (service as? any ImportsEarlierStateStore)?.earlierStateStore,
               FileManager.default.fileExists(atPath: earlier.path),
-              try store.textRecords(in: Self.stateCollection).isEmpty, try store.textRecords(in: Self.stateLogCollection).isEmpty,
+              try store.isEmpty(collection: Self.stateCollection), try store.isEmpty(collection: Self.stateLogCollection),
               try store.meta(Self.seqMeta) == nil else { return }
         var changes = StateChanges()
         var imported = 0
@@ -356,10 +361,10 @@ final class ServiceStateKeeper {
     private func publishPending() throws {
         let outbox = try store.pendingEnvelopes()
         guard let last = outbox.lastID else { return }
-        if outbox.unreadableRows > 0 {
-            count { $0.outboxRowsUnreadable += UInt64(outbox.unreadableRows) }
+        if !outbox.unreadableIDs.isEmpty {
+            count { $0.outboxRowsUnreadable += UInt64(outbox.unreadableIDs.count) }
             logger.warning("events committed before the restart could not be read back from the store; they are not published", metadata: [
-                "plugin": "\(id)", "store": "\(store.path ?? "")", "rows": "\(outbox.unreadableRows)"])
+                "plugin": "\(id)", "store": "\(store.path ?? "")", "rows": "\(outbox.unreadableIDs.count)"])
         }
         let pending = outbox.envelopes
         let delivered = deliveredSequences(pending.map(\.topic), since: pending.map(\.committedMs).min() ?? 0)

@@ -10,11 +10,14 @@ public enum RuntimeConditions {
 
     /// Where a `kind` service (`region`, `beacon`) kept its runtime conditions before the
     /// runtime kept service state: its `database:` path, or `<state_directory>/<kind>-<id>.sqlite`;
-    /// its `condition` collection (one definition per id) becomes the `condition/<id>` records.
-    public static func earlierStore(kind: String, id: String, database: String?, setup: PluginSetup?) -> EarlierStateStore? {
+    /// its `condition` collection (one definition per id) becomes the `condition/<id>` records,
+    /// and each of `stateCollections` (collection → record prefix) the kind's own records of
+    /// the conditions' states, which it converts at restore.
+    public static func earlierStore(kind: String, id: String, database: String?, setup: PluginSetup?,
+                                    stateCollections: [String: String] = [:]) -> EarlierStateStore? {
         guard let path = database.map({ setup?.resolvePath($0) ?? $0 })
                 ?? setup?.stateDirectory.map({ $0 + "/" + kind + "-" + id + ".sqlite" }) else { return nil }
-        return EarlierStateStore(path: path, kind: kind, collections: ["condition": keyPrefix])
+        return EarlierStateStore(path: path, kind: kind, collections: stateCollections.merging(["condition": keyPrefix]) { _, c in c })
     }
 
     /// The runtime conditions in `records`, in id order, read with `read`. Config wins for its

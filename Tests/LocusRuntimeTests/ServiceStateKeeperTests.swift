@@ -234,6 +234,98 @@ import Testing
         #expect(keeper.counters.reported["state_records_imported"] == 0)
     }
 
+    /// The earlier region store held the conditions' states too (`state` rows by condition with
+    /// one device; per device `device_state` rows by `<device>/<condition>` and `device` rows of
+    /// fix times). Without them a device that was inside a fence would start undecided after the
+    /// upgrade, and leaving the fence then would publish no `region.exit` (a first decision is
+    /// silent). Imported at the first start and kept in the current form: the start after it
+    /// still knows them.
+    @Test(arguments: [false, true])
+    func aRegionServicesStatesSurviveTheUpgrade(perDevice: Bool) throws {
+        let dir = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let home = try RegionCondition(id: "home", center: Coordinate(latitude: 52.5, longitude: 13.4), radius: 100, origin: .config)
+        // A second fence, with a separator of its own in its id.
+        let work = try RegionCondition(id: "work-north", center: Coordinate(latitude: 52.6, longitude: 13.3), radius: 100, origin: .config)
+        let entered: Int64 = 1_715_932_800_000
+        // Anna was inside home and outside work.
+        func record(_ c: RegionCondition, inside: Bool) -> JSONValue {
+            .object(["state": .string(inside ? "satisfied" : "unsatisfied"), "fingerprint": .string(c.fingerprint), "since": .number(Double(entered)),
+                     "last_event_type": .string(inside ? "region.enter" : "region.exit"), "last_event_time": .number(Double(entered))])
+        }
+        do {
+            let old = try ServiceStateStore(path: dir + "/region-fences.sqlite", kind: "region")
+            var changes = StateChanges()
+            if perDevice {
+                for c in [home, work] { changes.put("state", key: c.id, value: .object(["state": .string("unknown"), "fingerprint": .string(c.fingerprint)])) }
+                changes.put("device_state", key: "anna/home", value: record(home, inside: true))
+                changes.put("device_state", key: "anna/work-north", value: record(work, inside: false))
+                changes.put("device", key: "anna", value: .object(["first_fix_time": .number(Double(entered)), "last_fix_time": .number(Double(entered))]))
+            } else {
+                changes.put("state", key: "home", value: record(home, inside: true))
+                changes.put("state", key: "work-north", value: record(work, inside: false))
+            }
+            _ = try old.commit(changes)
+        }
+        var setup = Self.setup("fences", stateDirectory: dir)
+        setup.perDevice = perDevice
+        func region() throws -> any ServicePlugin {
+            try RegionService(id: "fences", configuration: RegionConfiguration.with { $0.regions = [home, work] }, setup: setup)
+        }
+        func fix(_ device: String, in c: RegionCondition, seconds: Int64) -> BusMessage {
+            let at = c.id == "home" ? Coordinate(latitude: 52.5, longitude: 13.4) : Coordinate(latitude: 52.6, longitude: 13.3)
+            let f = Fix(source: device, mode: .threeD, latitude: at.latitude, longitude: at.longitude, horizontalAccuracy: 5)
+            return BusMessage(topic: "obs.fix.\(device)", envelope: Envelope(producer: "phones", seq: 1, time: EventTime(milliseconds: entered + seconds * 1000), payload: f))
+        }
+        func transitions(_ service: inout any ServicePlugin, _ messages: [BusMessage]) throws -> [String] {
+            var topics: [String] = []
+            for m in messages {
+                var output = ServiceOutput()
+                try service.receive(m, output: &output)
+                topics += output.events.map(\.topic).filter { $0.hasPrefix("region.enter.") || $0.hasPrefix("region.exit.") }
+            }
+            return topics
+        }
+        try FileManager.default.createDirectory(atPath: dir + "/services", withIntermediateDirectories: true)
+        let store = try ServiceStateStore(path: dir + "/services/fences.sqlite", kind: "service")
+        var upgraded = try region()
+        let keeper = Self.keeper(store, id: "fences")
+        try keeper.start(&upgraded)
+        #expect(try store.textRecords(in: ServiceStateKeeper.stateCollection).keys.filter { $0.hasPrefix("earlier/") } == [])
+        #expect(keeper.counters.recordsDropped == 0)
+
+        // After the upgrade (from the store as the first start left it): Anna still at home
+        // is told nothing; Anna driving to work leaves home and enters work.
+        let atHome = [fix("anna", in: home, seconds: 60), fix("anna", in: home, seconds: 120)]
+        let drive = (1...4).map { fix("anna", in: work, seconds: Int64($0) * 60) }
+        let suffix = perDevice ? ".anna" : ""
+        func afterUpgrade(_ messages: [BusMessage]) throws -> [String] {
+            var restarted = try region()
+            try Self.keeper(store, id: "fences").start(&restarted)
+            return try transitions(&restarted, messages)
+        }
+        let stayed = try afterUpgrade(atHome)
+        #expect(stayed == [])
+        let drove = try afterUpgrade(drive)
+        #expect(drove == ["region.exit.home" + suffix, "region.enter.work-north" + suffix])
+
+        // Without the earlier states: an enter she was already told of, and no exit.
+        let elsewhere = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: elsewhere) }
+        var freshSetup = setup
+        freshSetup.stateDirectory = elsewhere
+        func withoutImport(_ messages: [BusMessage]) throws -> [String] {
+            var fresh: any ServicePlugin = try RegionService(id: "fences", configuration: RegionConfiguration.with { $0.regions = [home, work] },
+                                                              setup: freshSetup)
+            try Self.keeper(try ServiceStateStore.inMemory(kind: "service"), id: "fences").start(&fresh)
+            return try transitions(&fresh, messages)
+        }
+        let staleEnter = try withoutImport(atHome)
+        #expect(staleEnter == ["region.enter.home" + suffix])
+        let lostExit = try withoutImport(drive)
+        #expect(lostExit == ["region.enter.work-north" + suffix])
+    }
+
     /// The same for a beacon service's conditions added at runtime (`beacon-<id>.sqlite`).
     @Test func aBeaconServicesRuntimeConditionsSurviveTheUpgrade() throws {
         let dir = try Self.temporaryDirectory()
@@ -248,5 +340,55 @@ import Testing
         try keeper.start(&service)
         #expect((service as? BeaconService)?.conditionIDs == ["lab"])
         #expect(keeper.counters.reported["state_records_imported"] == 1)
+    }
+
+    /// The earlier beacon store held each condition's record (`state` rows; it had one device):
+    /// a beacon in range before the upgrade that is not heard again is reported gone after the
+    /// exit timeout. Without the record the condition starts undecided and becomes unsatisfied
+    /// silently: no `beacon.exit`.
+    @Test func aBeaconServicesStatesSurviveTheUpgrade() throws {
+        let dir = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let lab = try BeaconCondition(definition: .object(["id": .string("lab"), "uuid": .string("2f234454-cf6d-4a0f-adf2-f4911ba9ffa6"), "major": .number(3838)]),
+                                      origin: .runtime)
+        let heard: Int64 = 1_715_932_800_000
+        do {
+            let old = try ServiceStateStore(path: dir + "/beacon-tags.sqlite", kind: "beacon")
+            var changes = StateChanges()
+            changes.put("condition", key: "lab", value: lab.definition)
+            changes.put("state", key: "lab", value: .object(["state": .string("satisfied"), "fingerprint": .string(lab.fingerprint),
+                                                              "since": .number(Double(heard)), "last_heard": .number(Double(heard)),
+                                                              "last_event_type": .string("beacon.enter"), "last_event_time": .number(Double(heard))]))
+            _ = try old.commit(changes)
+        }
+        let ticks = [10, 20, 40].map { seconds in
+            BusMessage(topic: "clock.tick", envelope: Envelope(producer: "clock", seq: UInt64(seconds), time: EventTime(milliseconds: heard + Int64(seconds) * 1000),
+                                                              payload: ClockTick(basis: .recorded, interval: 1)))
+        }
+        func events(_ setup: PluginSetup, store: ServiceStateStore) throws -> [String] {
+            var service: any ServicePlugin = try BeaconService(id: "tags", configuration: BeaconConfiguration(), setup: setup)
+            try Self.keeper(store, id: "tags").start(&service)
+            var topics: [String] = []
+            for m in ticks {
+                var output = ServiceOutput()
+                try service.receive(m, output: &output)
+                topics += output.events.map(\.topic).filter { $0.hasPrefix("beacon.enter.") || $0.hasPrefix("beacon.exit.") }
+            }
+            return topics
+        }
+        let store = try ServiceStateStore(path: dir + "/tags.sqlite", kind: "service")
+        let upgraded = try events(Self.setup("tags", stateDirectory: dir), store: store)
+        #expect(upgraded == ["beacon.exit.lab"])
+        #expect(try store.textRecords(in: ServiceStateKeeper.stateCollection).keys.filter { $0.hasPrefix("earlier/") } == [])
+        // The next start has the record in the current form (the events above were not committed).
+        let restarted = try events(Self.setup("tags", stateDirectory: dir), store: store)
+        #expect(restarted == ["beacon.exit.lab"])
+
+        // The earlier file with its condition only: the condition comes back undecided.
+        let other = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: other) }
+        try Self.writeEarlierStore(other + "/beacon-tags.sqlite", kind: "beacon", conditions: ["lab": lab.definition])
+        let withoutRecord = try events(Self.setup("tags", stateDirectory: other), store: try ServiceStateStore(path: other + "/tags.sqlite", kind: "service"))
+        #expect(withoutRecord == [])
     }
 }

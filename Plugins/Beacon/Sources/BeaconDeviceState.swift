@@ -283,7 +283,7 @@ struct BeaconDeviceState: ConditionDevice {
     /// Puts `s` back over a device that has every condition (as `init(monitoring:)` makes it). An
     /// entry whose condition is gone or has another match is dropped: that condition starts
     /// unknown.
-    mutating func restore(_ s: Snapshot) {
+    mutating func restore(_ s: Snapshot, changed: Bool = false) {
         for (id, e) in s.entries {
             guard var entry = entries[id], entry.record.fingerprint == e.record.fingerprint else { continue }
             entry.record = e.record
@@ -305,6 +305,6 @@ struct BeaconDeviceState: ConditionDevice {
         }
         nextTrackerSweep = s.nextTrackerSweep
         lastTime = s.lastTime
-        modified = false
+        modified = changed
     }
 }

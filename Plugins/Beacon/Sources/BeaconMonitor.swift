@@ -104,8 +104,10 @@ extension ConditionMonitor where Device == BeaconDeviceState {
     }
 
     /// After a restart: `device`'s memory as committed, over the conditions as they are now.
-    mutating func restore(device: String, _ s: BeaconDeviceState.Snapshot) {
-        withDevice(device) { d, _, _ in d.restore(s) }
+    /// `toCommit`: a memory not committed in this form (imported from an earlier version's
+    /// store), so the next `takeChanges` includes the device.
+    mutating func restore(device: String, _ s: BeaconDeviceState.Snapshot, toCommit: Bool = false) {
+        withDevice(device) { d, _, _ in d.restore(s, changed: toCommit) }
     }
 
     /// A snapshot of `id`'s state for `device` (`beacon.state`).

@@ -75,7 +75,8 @@ public struct BeaconService: CommandableService, DeviceKeyedService, KeyedStatef
             logger.warning("database is no longer used: the runtime keeps the beacon state in <state_directory>/services/<id>.sqlite (it imports the conditions added at runtime from this file at its first start)", metadata: [
                 "plugin": "\(id)", "database": "\(database)"])
         }
-        earlierStateStore = RuntimeConditions.earlierStore(kind: "beacon", id: id, database: configuration.database, setup: setup)
+        earlierStateStore = RuntimeConditions.earlierStore(kind: "beacon", id: id, database: configuration.database, setup: setup,
+                                                           stateCollections: ["state": Self.earlierStatePrefix])
     }
 
     public var subscriptions: [String] {
@@ -232,9 +233,16 @@ public struct BeaconService: CommandableService, DeviceKeyedService, KeyedStatef
         }
         for key in runtime.deleted { pendingRecords[key] = .some(nil) }
         var snapshots: [String: BeaconDeviceState.Snapshot] = [:]
+        var earlier: [String: BeaconRecord] = [:]
         for (key, bytes) in records.sorted(by: { $0.key < $1.key }) {
             if key.hasPrefix(RuntimeConditions.keyPrefix) {
                 continue
+            } else if key.hasPrefix(Self.earlierStatePrefix) {
+                // Read once: kept below in the current form.
+                pendingRecords[key] = .some(nil)
+                if let r = (try? JSONValue.read(bytes)).flatMap(BeaconRecord.init(json:)) {
+                    earlier[String(key.dropFirst(Self.earlierStatePrefix.count))] = r
+                }
             } else if key.hasPrefix("device/") {
                 let device = String(key.dropFirst("device/".count))
                 guard perDevice ? !device.isEmpty : device.isEmpty,
@@ -253,6 +261,9 @@ public struct BeaconService: CommandableService, DeviceKeyedService, KeyedStatef
         // The conditions put are not changes to store: each device's memory is, when it moves.
         _ = monitor.takeChanges()
         for (device, s) in snapshots.sorted(by: { $0.key < $1.key }) { monitor.restore(device: device, s) }
+        if !perDevice && snapshots[""] == nil && !earlier.isEmpty {
+            monitor.restore(device: "", Self.snapshot(ofEarlier: earlier), toCommit: true)
+        }
         logger.info("beacon state restored", metadata: ["conditions": "\(monitor.count)", "devices": "\(monitor.deviceCount)"])
     }
 

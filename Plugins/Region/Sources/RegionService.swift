@@ -75,7 +75,8 @@ public struct RegionService: CommandableService, DeviceKeyedService, KeyedStatef
             logger.warning("database is no longer used: the runtime keeps the region state in <state_directory>/services/<id>.sqlite (it imports the conditions added at runtime from this file at its first start)", metadata: [
                 "plugin": "\(id)", "database": "\(database)"])
         }
-        earlierStateStore = RuntimeConditions.earlierStore(kind: "region", id: id, database: configuration.database, setup: setup)
+        earlierStateStore = RuntimeConditions.earlierStore(kind: "region", id: id, database: configuration.database, setup: setup,
+                                                           stateCollections: EarlierRegionRecords.collections)
         filePath = configuration.file.map { setup?.resolvePath($0) ?? $0 }
         for c in configuration.regions {
             if let problem = eventSizeProblem(c) { throw ConfigValueError(key: "regions", problem) }
@@ -271,13 +272,16 @@ public struct RegionService: CommandableService, DeviceKeyedService, KeyedStatef
         var byDevice: [String: [String: ConditionRecord]] = [:]
         var recordKeys: [String: [String: String]] = [:]
         var times: [String: RegionDeviceState.Times] = [:]
+        var earlier = EarlierRegionRecords()
         for (key, bytes) in records {
             guard let value = try? JSONValue.read(bytes) else {
                 logger.error("a saved region record cannot be read; dropped", metadata: ["record": "\(key)"])
                 pendingRecords[key] = .some(nil)
                 continue
             }
-            if key.hasPrefix(RuntimeConditions.keyPrefix) {
+            if earlier.take(key, value, perDevice: monitor.perDevice) {
+                pendingRecords[key] = .some(nil)  // read once: kept below in the current form
+            } else if key.hasPrefix(RuntimeConditions.keyPrefix) {
                 continue  // below, once config and file are in the monitor
             } else if key.hasPrefix("fence/") {
                 stored[String(key.dropFirst("fence/".count))] = value
@@ -306,8 +310,11 @@ public struct RegionService: CommandableService, DeviceKeyedService, KeyedStatef
         }
         for c in runtime.kept { monitor.put(c) }
         for key in runtime.deleted { pendingRecords[key] = .some(nil) }
+        let imported = importEarlier(&earlier, into: &byDevice, times: &times)
         // Fences new to every device: not committed before, or committed with another shape.
-        let newConditions = Set(monitor.ids.filter { stored[$0]?["fingerprint"]?.stringValue != monitor.condition($0)?.fingerprint })
+        let newConditions = Set(monitor.ids.filter {
+            (stored[$0]?["fingerprint"]?.stringValue ?? earlier.fingerprints[$0]) != monitor.condition($0)?.fingerprint
+        })
         _ = monitor.takeChanges()
         var restoredRecords = 0
         // A switch between one device and per_device leaves records of the other shape: dropped.
@@ -324,6 +331,7 @@ public struct RegionService: CommandableService, DeviceKeyedService, KeyedStatef
             }
             restoredRecords += records.count
         }
+        keepImported(imported, devices: devices)
         for (device, keys) in recordKeys where !devices.contains(device) { for key in keys.values { pendingRecords[key] = .some(nil) } }
         for device in times.keys where !devices.contains(device) { pendingRecords[Self.deviceKey(device)] = .some(nil) }
         noteFences(stored: stored)

@@ -130,7 +130,7 @@ final class ServiceStateKeeper {
         committer.reset()
         settleFailedCommits()
         var tracker = ServiceStateTracker(for: service)
-        try importEarlierStore(of: service)
+        let importedKeys = try importEarlierStore(of: service)
         var records = try store.textRecords(in: Self.stateCollection)
         let damagedLog = try stateLog.load(from: store)
         rowsMovedToLog = []
@@ -174,7 +174,9 @@ final class ServiceStateKeeper {
         publisher.restoreSequences(seq: seq, topicSequences: topicSeqs)
         try publishPending()
         // What the restore could not use is deleted now, before any message, and counted.
-        if !records.isEmpty { try commitAndPublish(&service, events: [], restoredKeys: Set(records.keys)) }
+        // Imported records the service converts (to its current form) or declines are its to
+        // report, not records a restart lost.
+        if !records.isEmpty { try commitAndPublish(&service, events: [], restoredKeys: Set(records.keys).subtracting(importedKeys)) }
         if !records.isEmpty || seq > 0 {
             logger.info("service state restored", metadata: [
                 "plugin": "\(id)", "records": "\(records.count)", "inputs": "\(marks.count)", "seq": "\(seq)"])
@@ -183,32 +185,34 @@ final class ServiceStateKeeper {
 
     /// At the first start with an empty store, copies what an earlier version kept in the
     /// service's own file (`ImportsEarlierStateStore`) into this store. A file that cannot be
-    /// read is reported and skipped: the service starts as it would without it.
-    private func importEarlierStore(of service: any ServicePlugin) throws {
+    /// read is reported and skipped: the service starts as it would without it. Returns the
+    /// keys of the records imported.
+    private func importEarlierStore(of service: any ServicePlugin) throws -> Set<String> {
         guard let earlier = (service as? any ImportsEarlierStateStore)?.earlierStateStore,
               FileManager.default.fileExists(atPath: earlier.path),
               try store.isEmpty(collection: Self.stateCollection), try store.isEmpty(collection: Self.stateLogCollection),
-              try store.meta(Self.seqMeta) == nil else { return }
+              try store.meta(Self.seqMeta) == nil else { return [] }
         var changes = StateChanges()
-        var imported = 0
+        var imported: Set<String> = []
         do {
             let old = try ServiceStateStore(path: earlier.path, kind: earlier.kind)
             for (collection, prefix) in earlier.collections.sorted(by: { $0.key < $1.key }) {
                 for (key, value) in try old.textRecords(in: collection).sorted(by: { $0.key < $1.key }) {
                     changes.put(Self.stateCollection, key: prefix + key, json: value)
-                    imported += 1
+                    imported.insert(prefix + key)
                 }
             }
         } catch {
             logger.warning("the state file an earlier version of Locus kept for this service cannot be read; it is not imported", metadata: [
                 "plugin": "\(id)", "file": "\(earlier.path)", "reason": "\(error)"])
-            return
+            return []
         }
-        guard imported > 0 else { return }
+        guard !imported.isEmpty else { return [] }
         _ = try store.commit(changes)
-        count { $0.recordsImported += UInt64(imported) }
+        count { $0.recordsImported += UInt64(imported.count) }
         logger.notice("imported the state an earlier version of Locus kept for this service; the old file is left as it was", metadata: [
-            "plugin": "\(id)", "file": "\(earlier.path)", "records": "\(imported)"])
+            "plugin": "\(id)", "file": "\(earlier.path)", "records": "\(imported.count)"])
+        return imported
     }
 
     /// True when `message` was processed before the restart (counted; the runner skips it).

@@ -167,11 +167,27 @@ let package = Package(
             exclude: ["Scripts"],
             resources: [.copy("Fixtures")]
         ),
-    ] + pluginTargets.map {
-        .target(
-            name: $0.name,
-            dependencies: ["LocusCore", .product(name: "Logging", package: "swift-log")] + $0.extra,
-            path: "Plugins/\($0.folder)/Sources"
+    ] + pluginTargets.map { plugin in
+        // A plugin's `Resources/` files are embedded in its code (`PackageResources.<name>`):
+        // the binary needs nothing installed beside it.
+        let folder = pluginsDirectory.appendingPathComponent(plugin.folder)
+        let resources = ((try? FileManager.default.contentsOfDirectory(atPath: folder.appendingPathComponent("Resources").path)) ?? [])
+            .sorted().map { Resource.embedInCode("Resources/" + $0) }
+        guard !resources.isEmpty else {
+            return .target(
+                name: plugin.name,
+                dependencies: ["LocusCore", .product(name: "Logging", package: "swift-log")] + plugin.extra,
+                path: "Plugins/\(plugin.folder)/Sources"
+            )
+        }
+        let others = ((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []).filter { $0 != "Sources" && $0 != "Resources" }
+        return .target(
+            name: plugin.name,
+            dependencies: ["LocusCore", .product(name: "Logging", package: "swift-log")] + plugin.extra,
+            path: "Plugins/\(plugin.folder)",
+            exclude: others.sorted(),
+            sources: ["Sources"],
+            resources: resources
         )
     },
     swiftLanguageModes: [.v5]

@@ -14,6 +14,19 @@ struct WebGatewayUnitTests {
         Array(#"{"type":"\#(type)","version":1,"producer":"\#(producer)","seq":\#(seq),"time":"\#(time)","payload":\#(payload)}"#.utf8)
     }
 
+    /// The page is served from the binary: every file of `Plugins/Web/Resources/` (embedded in
+    /// code by SwiftPM), with its bytes, and nothing else.
+    @Test func everyPageFileIsServedAsItIs() throws {
+        let resources = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Plugins/Web/Resources")
+        let names = try FileManager.default.contentsOfDirectory(atPath: resources.path).sorted()
+        #expect(names == PageAssets.files.keys.sorted())
+        for name in names {
+            let bytes = Array(try Data(contentsOf: resources.appendingPathComponent(name)))
+            #expect(PageAssets.files[name]?.bytes == bytes, "\(name)")
+        }
+    }
+
     @Test func webSocketRequestsSubscribeUnsubscribeAndRefuseNonsense() {
         var topics: [String] = []
         var r = WebSocketRequest.apply(#"{"subscribe":["region.","visit."]}"#, to: &topics)

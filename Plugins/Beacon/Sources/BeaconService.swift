@@ -51,6 +51,9 @@ public struct BeaconService: CommandableService, DeviceKeyedService, KeyedStatef
         /// Per device: advertisements of a new device when `max_devices` devices already have
         /// a monitor.
         public var droppedTooManyDevices = 0
+        /// Records imported from an earlier version's store that did not read: those
+        /// conditions start undecided.
+        public var earlierStatesUnusable = 0
     }
 
     public var keepsState: Bool { configuration.persist }
@@ -242,6 +245,10 @@ public struct BeaconService: CommandableService, DeviceKeyedService, KeyedStatef
                 pendingRecords[key] = .some(nil)
                 if let r = (try? JSONValue.read(bytes)).flatMap(BeaconRecord.init(json:)) {
                     earlier[String(key.dropFirst(Self.earlierStatePrefix.count))] = r
+                } else {
+                    counters.earlierStatesUnusable += 1
+                    logger.warning("a state of the earlier beacon store does not read; that condition starts undecided", metadata: [
+                        "plugin": "\(id)", "record": "\(key)"])
                 }
             } else if key.hasPrefix("device/") {
                 let device = String(key.dropFirst("device/".count))

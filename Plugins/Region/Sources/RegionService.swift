@@ -55,6 +55,9 @@ public struct RegionService: CommandableService, DeviceKeyedService, KeyedStatef
         public var fileReloadFailures = 0
         /// Per device: fixes of a new device when `max_devices` devices already have a state.
         public var droppedTooManyDevices = 0
+        /// States imported from an earlier version's store that could not be used (unreadable,
+        /// or of a condition that no longer exists): those conditions start undecided.
+        public var earlierStatesUnusable = 0
     }
 
     /// The file this service kept its own state in before the runtime did: its runtime
@@ -311,6 +314,7 @@ public struct RegionService: CommandableService, DeviceKeyedService, KeyedStatef
         for c in runtime.kept { monitor.put(c) }
         for key in runtime.deleted { pendingRecords[key] = .some(nil) }
         let imported = importEarlier(&earlier, into: &byDevice, times: &times)
+        counters.earlierStatesUnusable += earlier.unusable
         // Fences new to every device: not committed before, or committed with another shape.
         let newConditions = Set(monitor.ids.filter {
             (stored[$0]?["fingerprint"]?.stringValue ?? earlier.fingerprints[$0]) != monitor.condition($0)?.fingerprint

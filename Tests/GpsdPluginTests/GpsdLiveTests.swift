@@ -52,7 +52,7 @@ struct GpsdLiveTests {
         let watching = await waitUntil(timeout: 20) { harness.statuses.states.contains(.connected) && stats.counters.lines >= 3 }
         guard watching else {
             await stop(task); await gpsfake.stop()
-            Issue.record("source did not connect to gpsfake's gpsd: \(harness.statuses.all)")
+            Issue.record("source did not connect to gpsfake's gpsd: \(harness.statuses.all); gpsfake: \(gpsfake.stderrTail())")
             return nil
         }
         // gpsd opens the pseudo-terminal when the client watches; gpsfake itself allows 1.4 s.
@@ -61,7 +61,7 @@ struct GpsdLiveTests {
         gpsfake.release(try Fixtures.lines(log.lastPathComponent).count + 1)
         let all = try await waitUntil(timeout: 20) { try complete(harness) }
         let arrived = try harness.fixes().count
-        #expect(all, "not everything arrived within 20 s: \(arrived) fixes")
+        #expect(all, "not everything arrived within 20 s: \(arrived) fixes; statuses \(harness.statuses.all); counters \(stats.counters); gpsfake: \(gpsfake.stderrTail())")
         // Let anything after the last TPV (a SKY, or a fix too many) arrive, then stop gpsd.
         try await Task.sleep(nanoseconds: 1_000_000_000)
         await gpsfake.stop()

@@ -67,6 +67,8 @@ final class GpsFake: @unchecked Sendable {
     let process = Process()
     let stdin = Pipe()
     let port: Int
+    /// gpsfake's (and its gpsd's) standard error, for a failing test to show.
+    let stderrPath = FileManager.default.temporaryDirectory.appendingPathComponent("gpsfake-\(UUID().uuidString).err").path
 
     /// `stepped`: gpsfake waits for a newline on stdin before each sentence (`-l -i`), so the
     /// test can release the log once the client is watching (gpsd drops what a pty received
@@ -87,8 +89,16 @@ final class GpsFake: @unchecked Sendable {
         process.arguments = args
         process.standardInput = stdin
         process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
+        FileManager.default.createFile(atPath: stderrPath, contents: nil)
+        process.standardError = FileHandle(forWritingAtPath: stderrPath) ?? FileHandle.nullDevice
         try process.run()
+    }
+
+    deinit { try? FileManager.default.removeItem(atPath: stderrPath) }
+
+    /// The last `limit` characters gpsfake and its gpsd wrote to standard error.
+    func stderrTail(_ limit: Int = 1500) -> String {
+        String(((try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? "").suffix(limit))
     }
 
     /// Lets `count` more sentences through (stepped mode).

@@ -23,7 +23,7 @@ enum HubBench {
 
         let context = ZMQContext()
         var configuration = HubConfiguration(publishEndpoints: [transport == .ipc ? "ipc://\(directory)/publish.sock" : "tcp://127.0.0.1:*"],
-                                             highWaterMark: 0, validatePayloads: validatePayloads)
+                                             limits: .with { $0.highWaterMark = 0; $0.validatePayloads = validatePayloads })
         var keyArguments: [String] = []
         var zap: ZAPHandler?
         if transport == .curve {

@@ -22,29 +22,21 @@ public final class ControlServer: @unchecked Sendable {
     private let maxConcurrentRequests: Int
     private let requestsPerSecond: Double
     private let handler: @Sendable ([UInt8]) async -> [UInt8]
-    private let stopFlag = StopFlag()
-    private let lock = NSLock()
-    private var thread: WorkerThread?
-    private var started = false
+    private let worker = SocketWorker(thread: "locus-control", for: "the control server")
     private let counters = ControlCounters()
 
-    /// Default requests per second one client connection may send (bursts of twice that).
-    public static let defaultRequestsPerSecond = 20.0
-
-    /// Default `maxRequestBytes`: 1 MiB, room for a region polygon of ~30,000 vertices.
-    public static let defaultMaxRequestBytes = 1 << 20
-
-    /// - Parameter handler: called with each request's bytes on a Swift task; returns the reply.
-    public init(context: ZMQContext, endpoint: String, logger: Logger,
-                maxRequestBytes: Int = ControlServer.defaultMaxRequestBytes, maxConcurrentRequests: Int = 64,
-                requestsPerSecond: Double = ControlServer.defaultRequestsPerSecond,
-                curve: CurveServer? = nil, handler: @escaping @Sendable ([UInt8]) async -> [UInt8]) {
-        self.requestsPerSecond = requestsPerSecond
+    /// - Parameters:
+    ///   - limits: the largest request answered and the requests per second one client may send.
+    ///   - handler: called with each request's bytes on a Swift task; returns the reply.
+    public init(context: ZMQContext, endpoint: String, logger: Logger, limits: ControlLimits = ControlLimits(),
+                maxConcurrentRequests: Int = 64, curve: CurveServer? = nil,
+                handler: @escaping @Sendable ([UInt8]) async -> [UInt8]) {
+        self.requestsPerSecond = limits.requestsPerSecond
         self.curve = curve
         self.context = context
         self.endpoint = endpoint
         self.logger = logger
-        self.maxRequestBytes = maxRequestBytes
+        self.maxRequestBytes = limits.maxRequestBytes
         self.maxConcurrentRequests = maxConcurrentRequests
         self.handler = handler
     }
@@ -60,38 +52,17 @@ public final class ControlServer: @unchecked Sendable {
 
     /// Binds the endpoint (errors are thrown here, naming it) and starts serving. Call once.
     public func start() throws {
-        lock.lock()
-        defer { lock.unlock() }
-        guard !started else { throw LocusBusError.alreadyStarted("the control server") }
-        started = true
         let parsed = try Endpoint.validate(endpoint)
-        let startup = StartupResult()
         let loop = ControlLoop(context: context, endpoint: endpoint, curve: curve, ipcFile: parsed.ipcFilePath, logger: logger,
                                maxRequestBytes: maxRequestBytes, maxConcurrentRequests: maxConcurrentRequests,
                                limiter: ClientRateLimiter(perSecond: requestsPerSecond),
-                               handler: handler, stop: stopFlag, counters: counters)
-        let thread = WorkerThread(name: "locus-control") { loop.run(startup: startup) }
-        thread.start()
-        do {
-            try startup.wait()
-        } catch {
-            thread.join()
-            throw error
-        }
-        self.thread = thread
+                               handler: handler, stop: worker.stopFlag, counters: counters)
+        try worker.start { startup in loop.run(startup: startup) }
     }
 
     /// Stops serving (within ~100 ms, abandoning a request in progress), closes the socket and
     /// removes its ipc file. Idempotent; any thread.
-    public func stop() {
-        lock.lock()
-        let thread = self.thread
-        self.thread = nil
-        lock.unlock()
-        guard let thread else { return }
-        stopFlag.set()
-        thread.join()
-    }
+    public func stop() { worker.stop() }
 }
 
 /// The ROUTER socket and its loop; the socket is used only on the control server's thread.

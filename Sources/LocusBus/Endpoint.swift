@@ -23,7 +23,8 @@ public enum Endpoint {
     /// Longest ipc path: `sun_path` holds 108 bytes including the terminating NUL.
     public static let maxIPCPathBytes = 107
 
-    /// Parses `text` or throws an `EndpointError` saying what is wrong with it. Accepts
+    /// Parses `text` or throws an `EndpointError` saying what is wrong with it: the one parser of
+    /// ZeroMQ endpoints, for the hub, `locus check`, `locus ctl` and `locus sub` alike. Accepts
     /// `inproc://name`, `ipc:///absolute/path`, `ipc://relative/path`, `ipc://@abstract`,
     /// and `tcp://host:port` with host a name, an IPv4 address, `[IPv6]` or `*`, and port
     /// 1–65535 or `*`.
@@ -43,7 +44,8 @@ public enum Endpoint {
         case "ipc":
             guard !rest.isEmpty else { throw fail("an ipc endpoint needs a path") }
             guard rest.utf8.count <= maxIPCPathBytes else {
-                throw fail("the ipc path is \(rest.utf8.count) bytes; Unix sockets allow at most \(maxIPCPathBytes)")
+                throw fail("the ipc path is \(rest.utf8.count) bytes; Unix sockets allow at most \(maxIPCPathBytes) "
+                    + "(use a shorter directory, e.g. set LOCUS_RUNTIME_DIR)")
             }
             guard !rest.hasSuffix("/") else { throw fail("the ipc path names a directory, not a socket file") }
             return .ipc(path: rest)
@@ -54,34 +56,33 @@ public enum Endpoint {
         }
     }
 
+    /// `host:port` by `HostAddress`'s rules, as every address in Locus is read, plus what only a
+    /// ZeroMQ bind takes: `*` for every interface, and port `*` for one the system picks.
     private static func parseTCP(_ rest: String, _ fail: (String) -> EndpointError) throws -> Parsed {
-        guard let colon = rest.lastIndex(of: ":") else { throw fail("a tcp endpoint needs host:port") }
-        let host = String(rest[..<colon])
-        let portText = String(rest[rest.index(after: colon)...])
+        let expected = "tcp://host:port, host '*', an IP address ([IPv6] in brackets) or a name, port 1 to 65535"
+        guard let (host, portText, bracketed) = HostAddress.split(Substring(rest)) else {
+            if rest.hasPrefix("[") && !rest.contains("]") { throw fail("unclosed '[' in the host; expected \(expected)") }
+            if rest.filter({ $0 == ":" }).count > 1 && !rest.hasPrefix("[") {
+                throw fail("an IPv6 address goes in brackets, as in tcp://[::1]:5556")
+            }
+            throw fail("a tcp endpoint needs host:port; expected \(expected)")
+        }
+        guard !host.isEmpty else { throw fail("a tcp endpoint needs a host (a name, an IP address or *)") }
+        guard !portText.isEmpty else { throw fail("a tcp endpoint needs a port after the ':'; expected \(expected)") }
         let port: Int?
         if portText == "*" {
             port = nil
         } else {
-            guard !portText.isEmpty, portText.utf8.count <= 5, portText.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }),
-                  let p = Int(portText), (1...65535).contains(p) else {
-                throw fail("the port must be a number from 1 to 65535 (or * to pick one), not '\(portText)'")
+            guard let p = HostAddress.port(portText) else {
+                throw fail("the port must be a number from 1 to 65535, not '\(portText)'")
             }
             port = p
         }
-        guard !host.isEmpty else { throw fail("a tcp endpoint needs a host (a name, an IP address or *)") }
-        guard isValidHost(host) else { throw fail("'\(host)' is not a host name, an IP address or *") }
-        return .tcp(host: host, port: port)
-    }
-
-    /// `*`, `[IPv6]`, or what `HostAddress.isValidHost` takes.
-    static func isValidHost(_ host: String) -> Bool {
-        if host == "*" { return true }
-        if host.hasPrefix("[") {
-            guard host.hasSuffix("]"), host.count > 2 else { return false }
-            let inner = host.dropFirst().dropLast()
-            return inner.contains(":") && HostAddress.isValidHost(inner)
-        }
-        return !host.contains(":") && HostAddress.isValidHost(Substring(host))
+        let valid = bracketed ? host.contains(":") && HostAddress.isValidHost(host)
+            : host == "*" || HostAddress.isValidHost(host)
+        let written = bracketed ? "[\(host)]" : String(host)
+        guard valid else { throw fail("'\(written)' is not a host name, an IP address or *") }
+        return .tcp(host: written, port: port)
     }
 
     /// True for a tcp endpoint whose host is loopback by `HostAddress.isLoopback`'s rule.

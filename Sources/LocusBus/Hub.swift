@@ -16,13 +16,10 @@ public final class Hub: @unchecked Sendable {
     private let journal: (any MessageJournal)?
     private let counters = HubCounters()
     private let tokens = SyncTokenBook()
-    private let stopFlag = StopFlag()
+    private let worker = SocketWorker(thread: "locus-hub", for: "the hub")
+    /// Guards `bound`.
     private let lock = NSLock()
-    private var state = State.idle
-    private var thread: WorkerThread?
     private var bound: [String] = []
-
-    private enum State { case idle, running, stopped }
 
     /// `registry` lists the event types the hub accepts; `context` must be the one in-process
     /// publishers and subscribers use (inproc endpoints exist per context). With a `journal`,
@@ -43,17 +40,10 @@ public final class Hub: @unchecked Sendable {
     /// naming the endpoint that could not be bound (e.g. another hub already runs there).
     /// Call once.
     public func start() throws {
-        lock.lock()
-        defer { lock.unlock() }
-        switch state {
-        case .running: throw LocusBusError.alreadyStarted("the hub")
-        case .stopped: throw LocusBusError.stopped("the hub")
-        case .idle: break
-        }
         try configuration.validate()
-        let startup = StartupResult()
         let boundBox = BoundEndpoints()
-        let thread = WorkerThread(name: "locus-hub") { [configuration, registry, context, logger, counters, tokens, stopFlag, journal] in
+        let stopFlag = worker.stopFlag
+        try worker.start { [configuration, registry, context, logger, counters, tokens, journal] startup in
             let forwarder: HubForwarder
             do {
                 forwarder = try HubForwarder(configuration: configuration, registry: registry, context: context, logger: logger,
@@ -74,31 +64,15 @@ public final class Hub: @unchecked Sendable {
             forwarder.run()
             forwarder.close()
         }
-        thread.start()
-        do {
-            try startup.wait()
-        } catch {
-            thread.join()
-            state = .stopped
-            throw error
-        }
-        self.thread = thread
-        bound = boundBox.get()
-        state = .running
-        logger.info("hub started", metadata: ["endpoints": "\(bound.joined(separator: " "))"])
+        let endpoints = boundBox.get()
+        lock.withLock { bound = endpoints }
+        logger.info("hub started", metadata: ["endpoints": "\(endpoints.joined(separator: " "))"])
     }
 
     /// Stops forwarding, joins the hub thread (within ~100 ms), closes the sockets and removes
     /// the ipc socket files the hub created. Idempotent; any thread except the hub's.
     public func stop() {
-        lock.lock()
-        let thread = self.thread
-        self.thread = nil
-        if state == .running { state = .stopped }
-        lock.unlock()
-        guard let thread else { return }
-        stopFlag.set()
-        thread.join()
+        guard worker.stop() else { return }
         logger.info("hub stopped", metadata: ["forwarded": "\(counters.snapshot.forwarded)"])
     }
 
@@ -107,11 +81,7 @@ public final class Hub: @unchecked Sendable {
     public var statistics: HubStatistics { counters.snapshot }
 
     /// Endpoints bound by `start()`, wildcards resolved (e.g. the port picked for `tcp://…:*`).
-    public var boundEndpoints: [String] {
-        lock.lock()
-        defer { lock.unlock() }
-        return bound
-    }
+    public var boundEndpoints: [String] { lock.withLock { bound } }
 
     /// Blocks the calling thread until a subscriber's subscription to `token` (see `SyncToken`)
     /// reached the hub — then all that subscriber's earlier subscriptions are active — or until

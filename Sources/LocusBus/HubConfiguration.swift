@@ -9,35 +9,20 @@ public struct HubConfiguration: Sendable, Equatable {
     public var ingestEndpoints: [String]
     /// Extra endpoints where subscribers in other processes connect (the hub's XPUB binds them).
     public var publishEndpoints: [String]
-    /// Largest message body the hub forwards; larger ones are dropped as `too_large`.
-    public var maxMessageBytes: Int
-    /// Per-connection queue limit in messages on both sides of the hub; 0 = unlimited.
-    /// A subscriber that falls this far behind loses messages (PUB/SUB semantics); the hub
-    /// itself never waits for a slow subscriber.
-    public var highWaterMark: Int
-    /// Also decode payloads of registered types, to count `bad_payload`. Off by default: the hub
-    /// then checks the envelope header, the payload's JSON grammar and that the type is known,
-    /// and subscribers count payloads that do not decode (about twice the validation cost).
-    public var validatePayloads: Bool
-    /// Subscriptions outside subscribers may hold (per connection and in all).
-    public var subscriptionLimits = SubscriptionLimits()
+    /// The hub's keys of config.yaml (message size, high-water mark, payload checks, outside
+    /// clients' rates and subscriptions), as declared.
+    public var limits: HubLimits
     /// Endpoints (of either list) bound with CURVE, and how. A `ZAPHandler` must serve the
     /// context before the hub starts.
     public var curve: [String: CurveServer] = [:]
     /// What publishers connected over ipc or tcp may not publish (nil: anything valid).
     public var outsidePublishers: OutsidePublisherPolicy?
-    /// Messages per second one outside publisher connection may send on average (bursts of
-    /// twice that); more are dropped as `rate_limit`. 0 = no limit.
-    public var ingestRatePerClient: Double = 0
 
     /// The in-process endpoints are always bound in addition to the ones given here.
-    public init(ingestEndpoints: [String] = [], publishEndpoints: [String] = [],
-                maxMessageBytes: Int = 262_144, highWaterMark: Int = 100_000, validatePayloads: Bool = false) {
+    public init(ingestEndpoints: [String] = [], publishEndpoints: [String] = [], limits: HubLimits = HubLimits()) {
         self.ingestEndpoints = ingestEndpoints
         self.publishEndpoints = publishEndpoints
-        self.maxMessageBytes = maxMessageBytes
-        self.highWaterMark = highWaterMark
-        self.validatePayloads = validatePayloads
+        self.limits = limits
     }
 
     /// Every endpoint the XSUB binds: the in-process one first, duplicates removed.
@@ -50,7 +35,7 @@ public struct HubConfiguration: Sendable, Equatable {
     /// hub as `too_large`, while a peer sending something absurd (memory exhaustion) gets its
     /// connection dropped by libzmq — which cannot skip a message mid-stream and says nothing.
     public var transportMessageLimit: Int {
-        maxMessageBytes > Int.max / 4 ? -1 : max(maxMessageBytes * 4, 64 << 20)
+        limits.maxMessageBytes > Int.max / 4 ? -1 : max(limits.maxMessageBytes * 4, 64 << 20)
     }
 
     /// What one publisher connection may have waiting in the hub's ingest queue, in bytes.
@@ -68,8 +53,8 @@ public struct HubConfiguration: Sendable, Equatable {
     /// there, an XPUB with ZMQ_XPUB_NODROP blocks). In-process publishers are not affected:
     /// over inproc ZeroMQ adds the sender's own `highWaterMark` to this.
     public var ingestHighWaterMark: Int {
-        guard highWaterMark > 0 else { return 0 }
-        return min(highWaterMark, max(Self.minimumIngestQueue, Self.ingestQueueBytes / max(maxMessageBytes, 1)))
+        guard limits.highWaterMark > 0 else { return 0 }
+        return min(limits.highWaterMark, max(Self.minimumIngestQueue, Self.ingestQueueBytes / max(limits.maxMessageBytes, 1)))
     }
 
     /// Throws an `EndpointError` or a `LocusBusError` describing the first problem found.
@@ -77,8 +62,8 @@ public struct HubConfiguration: Sendable, Equatable {
         for e in ingestEndpoints + publishEndpoints { _ = try Endpoint.validate(e) }
         let overlap = Set(allIngestEndpoints).intersection(allPublishEndpoints)
         if let e = overlap.first { throw LocusBusError("\(e) is configured for both ingest and publish") }
-        guard maxMessageBytes > 0 else { throw LocusBusError("maxMessageBytes must be positive, not \(maxMessageBytes)") }
-        guard highWaterMark >= 0 else { throw LocusBusError("highWaterMark must be 0 (unlimited) or positive, not \(highWaterMark)") }
+        guard limits.maxMessageBytes > 0 else { throw LocusBusError("maxMessageBytes must be positive, not \(limits.maxMessageBytes)") }
+        guard limits.highWaterMark >= 0 else { throw LocusBusError("highWaterMark must be 0 (unlimited) or positive, not \(limits.highWaterMark)") }
     }
 
     private static func unique(_ list: [String]) -> [String] {

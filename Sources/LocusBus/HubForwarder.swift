@@ -29,7 +29,10 @@ final class HubForwarder {
     private let publishEventsEndpoint = "inproc://locus-hub-publish-events-\(UUID().uuidString)"
     private var warnedSubscriptionLimit = false
     /// Per outside publisher connection (by its file descriptor), when `ingestRatePerClient` is set.
-    private lazy var ingestLimiter = ClientRateLimiter(perSecond: configuration.ingestRatePerClient)
+    private lazy var ingestLimiter = ClientRateLimiter(perSecond: ingestRatePerClient)
+    /// `configuration.limits`' values read per message, kept here as plain stored values.
+    private let ingestRatePerClient: Double
+    private let maxMessageBytes: Int
     /// Where accepted messages are written before they are forwarded (nil: no journal).
     private let journal: (any MessageJournal)?
     /// When a failed journal write was last logged (at most one line a minute).
@@ -43,18 +46,20 @@ final class HubForwarder {
          counters: HubCounters, tokens: SyncTokenBook, stop: StopFlag, journal: (any MessageJournal)? = nil) throws {
         self.journal = journal
         self.configuration = configuration
+        ingestRatePerClient = configuration.limits.ingestRatePerClient
+        maxMessageBytes = configuration.limits.maxMessageBytes
         hasCurve = !configuration.curve.isEmpty
         self.logger = logger
         self.counters = counters
         self.tokens = tokens
         self.stop = stop
-        validator = MessageValidator(registry: registry, maxMessageBytes: configuration.maxMessageBytes,
-                                     decodePayloads: configuration.validatePayloads)
+        validator = MessageValidator(registry: registry, maxMessageBytes: configuration.limits.maxMessageBytes,
+                                     decodePayloads: configuration.limits.validatePayloads)
         reporter = DropReporter(logger: logger)
         ingest = try ZMQSocket(context: context, type: .xsub)
         publish = try ZMQSocket(context: context, type: .xpub)
         publishEvents = try ZMQSocket(context: context, type: .pair)
-        subscriptions = SubscriptionBook(limits: configuration.subscriptionLimits)
+        subscriptions = SubscriptionBook(limits: configuration.limits.subscriptions)
     }
 
     /// Sets options and binds every endpoint. On error the caller must still call `close()`.
@@ -63,7 +68,7 @@ final class HubForwarder {
         try ingest.setOption(.receiveHighWaterMark(configuration.ingestHighWaterMark))
         try ingest.setOption(.maxMessageSize(configuration.transportMessageLimit))
         try publish.setOption(.linger(milliseconds: 0))
-        try publish.setOption(.sendHighWaterMark(configuration.highWaterMark))
+        try publish.setOption(.sendHighWaterMark(configuration.limits.highWaterMark))
         // What comes in on the publish socket is subscriptions only: a small queue, so a
         // flooding subscriber waits in its own TCP buffer (ZeroMQ stops reading it) rather than
         // in the hub, and no subscription message longer than any topic could be (a 100 MB one
@@ -216,8 +221,8 @@ final class HubForwarder {
     private func stampVia(_ batch: MessageBatch, _ k: Int) -> MessageRejection? {
         guard batch.sourceFD(k) >= 0, let user = batch.userID(k),
               let stamped = batch.withMessage(k, { _, body in EnvelopeVia.adding(user, to: body) }) else { return nil }
-        guard stamped.count <= configuration.maxMessageBytes else {
-            return MessageRejection(reason: .tooLarge, detail: "body of \(stamped.count) bytes with its via stamp exceeds the limit of \(configuration.maxMessageBytes)")
+        guard stamped.count <= maxMessageBytes else {
+            return MessageRejection(reason: .tooLarge, detail: "body of \(stamped.count) bytes with its via stamp exceeds the limit of \(maxMessageBytes)")
         }
         batch.replaceBody(k, with: stamped)
         return nil
@@ -227,11 +232,11 @@ final class HubForwarder {
     /// reserved for in-process plugins (`OutsidePublisherPolicy`); nil otherwise.
     @inline(__always)
     private func outsideRejection(_ batch: MessageBatch, _ k: Int) -> MessageRejection? {
-        guard configuration.outsidePublishers != nil || configuration.ingestRatePerClient > 0 else { return nil }
+        guard configuration.outsidePublishers != nil || ingestRatePerClient > 0 else { return nil }
         let fd = batch.sourceFD(k)
         guard fd >= 0 else { return nil }
-        if configuration.ingestRatePerClient > 0, !ingestLimiter.allow(withUnsafeBytes(of: fd) { Array($0) }) {
-            return MessageRejection(reason: .rateLimit, detail: "an outside publisher sent more than \(configuration.ingestRatePerClient) messages per second (hub.ingest_rate_per_client)")
+        if ingestRatePerClient > 0, !ingestLimiter.allow(withUnsafeBytes(of: fd) { Array($0) }) {
+            return MessageRejection(reason: .rateLimit, detail: "an outside publisher sent more than \(ingestRatePerClient) messages per second (hub.ingest_rate_per_client)")
         }
         guard let policy = configuration.outsidePublishers else { return nil }
         return batch.withMessage(k) { topic, body in
@@ -310,7 +315,7 @@ final class HubForwarder {
         guard !warnedSubscriptionLimit else { return }
         warnedSubscriptionLimit = true
         logger.warning("a subscriber passed the subscription limit; further subscriptions are refused (counted as subscription_limit)", metadata: [
-            "per_client": "\(configuration.subscriptionLimits.perClient)", "total": "\(configuration.subscriptionLimits.total)",
+            "per_client": "\(configuration.limits.subscriptions.perClient)", "total": "\(configuration.limits.subscriptions.total)",
             "client_subscriptions": "\(subscriptions.count(fd: fd))", "all_subscriptions": "\(subscriptions.total)",
         ])
     }
@@ -332,7 +337,7 @@ final class HubForwarder {
         let level: Logger.Level = warnedCutOff ? .debug : .warning
         warnedCutOff = true
         logger.log(level: level, "disconnected a subscriber that kept subscribing past the subscription limit (counted as hub.subscribers_cut_off)", metadata: [
-            "peer": "\(peer ?? "?")", "per_client": "\(configuration.subscriptionLimits.perClient)",
+            "peer": "\(peer ?? "?")", "per_client": "\(configuration.limits.subscriptions.perClient)",
             "client_subscriptions": "\(subscriptions.count(fd: fd))",
         ])
     }

@@ -6,7 +6,7 @@ public enum DropReason: String, CaseIterable, Sendable, Hashable {
     case wrongFrameCount = "wrong_frame_count"
     /// The topic frame is not a valid topic (see `Topic.isValid`).
     case badTopic = "bad_topic"
-    /// The body is larger than `HubConfiguration.maxMessageBytes`.
+    /// The body is larger than `HubLimits.maxMessageBytes`.
     case tooLarge = "too_large"
     case notJSON = "not_json"
     case missingField = "missing_field"
@@ -19,7 +19,7 @@ public enum DropReason: String, CaseIterable, Sendable, Hashable {
     /// From an outside publisher (an ipc or tcp connection): a topic or producer name that
     /// belongs to Locus's in-process plugins or Locus itself, not granted by `allow_topics`.
     case reserved = "reserved"
-    /// From an outside publisher's connection sending more than `HubConfiguration.ingestRatePerClient`.
+    /// From an outside publisher's connection sending more than `HubLimits.ingestRatePerClient`.
     case rateLimit = "rate_limit"
 
     /// The drop reason for a refusal by LocusCore's envelope codec (same names).

@@ -19,9 +19,10 @@ public final class RestrictedPublisher: @unchecked Sendable {
     private let context: ZMQContext
     private let highWaterMark: Int
     private let logger: Logger
-    private let stopFlag = StopFlag()
+    private let worker = SocketWorker(thread: "locus-restrict", for: "the restricted publisher")
+    private var stopFlag: StopFlag { worker.stopFlag }
+    /// Guards `counts`.
     private let lock = NSLock()
-    private var thread: WorkerThread?
     private var counts = RestrictedPublisherStatistics()
 
     /// `topics` empty means every topic; `precision` nil means positions as they are.
@@ -44,8 +45,7 @@ public final class RestrictedPublisher: @unchecked Sendable {
     /// Binds the endpoint (a `ZMQError` naming it if that fails) and starts relaying. The hub
     /// must be running (its in-process publish socket is where this connects).
     public func start() throws {
-        let startup = StartupResult()
-        let thread = WorkerThread(name: "locus-restrict") { [self] in
+        try worker.start { [self] startup in
             let input: ZMQSocket, output: ZMQSocket
             do {
                 input = try ZMQSocket(context: context, type: .sub)
@@ -70,22 +70,10 @@ public final class RestrictedPublisher: @unchecked Sendable {
             output.close()
             if let path = try? Endpoint.validate(endpoint).ipcFilePath { IPCSocketFile.remove(path: path) }
         }
-        thread.start()
-        do {
-            try startup.wait()
-        } catch {
-            thread.join()
-            throw error
-        }
-        lock.withLock { self.thread = thread }
     }
 
     /// Stops within ~100 ms and closes the endpoint. Idempotent.
-    public func stop() {
-        guard let thread = lock.withLock({ () -> WorkerThread? in defer { self.thread = nil }; return self.thread }) else { return }
-        stopFlag.set()
-        thread.join()
-    }
+    public func stop() { worker.stop() }
 
     private func relay(_ input: ZMQSocket, _ output: ZMQSocket) {
         var lastSeq: [String: UInt64] = [:]

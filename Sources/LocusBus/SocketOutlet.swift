@@ -16,10 +16,8 @@ public final class SocketOutlet: MessageOutlet, @unchecked Sendable {
     private let queue: OutletQueue
     private let ready = ReadySignal()
     private let counters = OutletCounters()
-    private let thread: WorkerThread
+    private let worker = SocketWorker(thread: "locus-outlet", for: "the outlet")
     private let logger: Logger
-    private let closeLock = NSLock()
-    private var closed = false
 
     /// Connects (on the outlet's new thread) to `endpoint` — by default the hub's in-process
     /// ingest, which must use the same `context`. Returns without waiting for the hub; messages
@@ -39,18 +37,10 @@ public final class SocketOutlet: MessageOutlet, @unchecked Sendable {
         self.logger = logger
         let queue = OutletQueue(capacity: maxQueued)
         self.queue = queue
-        let startup = StartupResult()
         let sender = OutletSender(context: context, endpoint: endpoint, highWaterMark: highWaterMark,
                                   subscriptionTimeout: subscriptionTimeout, queue: queue, ready: ready,
                                   counters: counters, logger: logger)
-        thread = WorkerThread(name: "locus-outlet") { sender.run(startup: startup) }
-        thread.start()
-        do {
-            try startup.wait()
-        } catch {
-            thread.join()
-            throw error
-        }
+        try worker.start { startup in sender.run(startup: startup) }
     }
 
     deinit { close(drainTimeout: 0) }
@@ -75,13 +65,8 @@ public final class SocketOutlet: MessageOutlet, @unchecked Sendable {
     /// Stops accepting messages, sends what is queued (for at most `drainTimeout` seconds,
     /// including ZeroMQ's linger), closes the socket and joins the thread. Idempotent; any thread.
     public func close(drainTimeout: Double = 2) {
-        closeLock.lock()
-        let first = !closed
-        closed = true
-        closeLock.unlock()
-        guard first else { return }
-        queue.close(drainDeadline: .now() + max(0, drainTimeout))
-        thread.join()
+        let queue = self.queue
+        worker.stop { queue.close(drainDeadline: .now() + max(0, drainTimeout)) }
     }
 }
 

@@ -25,9 +25,7 @@ public final class SocketSubscription: @unchecked Sendable {
     private let highWaterMark: Int
     private let control = SubscriptionControl()
     private let counters = SubscriptionCounters()
-    private let lock = NSLock()
-    private var thread: WorkerThread?
-    private var started = false
+    private let worker = SocketWorker(thread: "locus-subscription", for: "the subscription")
 
     /// - Parameters:
     ///   - prefixes: topic prefixes to receive (`""` = everything); each must pass `Topic.isValidPrefix`.
@@ -54,10 +52,6 @@ public final class SocketSubscription: @unchecked Sendable {
     /// - Throws: `LocusBusError` for an invalid prefix or when the hub did not see the
     ///   subscription in time; `EndpointError`/`ZMQError` if the socket cannot be set up.
     public func start(hub: Hub?, timeout: Double = 5) throws {
-        lock.lock()
-        defer { lock.unlock() }
-        guard !started else { throw LocusBusError.alreadyStarted("the subscription") }
-        started = true
         for p in prefixes where !Topic.isValidPrefix(p) {
             throw LocusBusError("'\(p)' is not a valid topic prefix")
         }
@@ -65,20 +59,9 @@ public final class SocketSubscription: @unchecked Sendable {
         let receiver = SubscriptionReceiver(context: context, endpoint: endpoint, prefixes: prefixes, syncToken: syncToken,
                                             highWaterMark: highWaterMark, registry: registry, logger: logger,
                                             queue: queue, control: control, counters: counters)
-        let startup = StartupResult()
-        let thread = WorkerThread(name: "locus-subscription") { receiver.run(startup: startup) }
-        thread.start()
-        do {
-            try startup.wait()
-        } catch {
-            thread.join()
-            throw error
-        }
-        self.thread = thread
+        try worker.start { startup in receiver.run(startup: startup) }
         if let hub, !hub.waitForSubscriber(token: syncToken, timeout: timeout) {
-            control.request(.stopNow)
-            thread.join()
-            self.thread = nil
+            worker.stop { control.request(.stopNow) }
             throw LocusBusError("the hub did not see the subscription at \(endpoint) within \(timeout) s")
         }
     }
@@ -87,16 +70,8 @@ public final class SocketSubscription: @unchecked Sendable {
     /// nothing arrived for ~100 ms (at most 10 s), so messages already on their way are
     /// delivered. Blocks until the thread has ended. Idempotent; any thread.
     public func stop(drain: Bool) {
-        lock.lock()
-        let thread = self.thread
-        self.thread = nil
-        lock.unlock()
-        guard let thread else {
-            queue.finish()
-            return
-        }
-        control.request(drain ? .drain : .stopNow)
-        thread.join()
+        // The receiving thread finishes `messages` as it ends; without one, finish it here.
+        if !worker.stop(wake: { control.request(drain ? .drain : .stopNow) }) { queue.finish() }
     }
 
     /// Thread-safe snapshot of what was delivered and skipped.

@@ -1,3 +1,5 @@
+import LocusCore
+
 /// How many subscriptions the hub's publish socket takes from outside subscribers.
 ///
 /// Every subscription is kept by ZeroMQ per connection; unchecked, one client sending a million
@@ -15,27 +17,30 @@
 /// has refused (or more than `perClientBytes` of them) is disconnected (`SubscriptionBook.Decision.cutOff`). Such a client (SUB and
 /// XSUB reconnect by themselves and send all their subscriptions again) is cut off again on
 /// every reconnect, which costs the hub one connection's worth of work per reconnect interval.
-public struct SubscriptionLimits: Sendable, Equatable {
-    /// Distinct prefixes one connection may hold.
-    public var perClient: Int
-    /// Prefixes all outside connections together may hold.
-    public var total: Int
-    /// Bytes of prefixes one connection may hold.
-    public var perClientBytes: Int
-    /// Bytes of prefixes all outside connections together may hold.
-    public var totalBytes: Int
+public struct SubscriptionLimits: SettingGroup, Equatable {
+    @Setting("max_subscriptions_per_client", "Distinct topic prefixes one outside subscriber connection may hold; more are refused (subscription_limit).",
+             check: .within(1...10_000_000))
+    public var perClient: Int = 10_000
 
-    public static let defaultPerClient = 10_000
-    public static let defaultTotal = 100_000
-    public static let defaultPerClientBytes = 65_536
-    public static let defaultTotalBytes = 1_048_576
+    @Setting("max_subscriptions", "Distinct prefixes all outside subscribers together may hold.", check: .within(1...10_000_000))
+    public var total: Int = 100_000
 
-    public init(perClient: Int = SubscriptionLimits.defaultPerClient, total: Int = SubscriptionLimits.defaultTotal,
-                perClientBytes: Int = SubscriptionLimits.defaultPerClientBytes, totalBytes: Int = SubscriptionLimits.defaultTotalBytes) {
+    // At least one subscription of the longest topic (255 bytes and a dot).
+    @Setting("max_subscription_bytes_per_client", "Total length of the prefixes one outside subscriber connection may hold.",
+             check: .bytes(256...(1 << 30)))
+    public var perClientBytes: Int = 65_536
+
+    @Setting("max_subscription_bytes", "Total length of the prefixes all outside subscribers together may hold.", check: .bytes(256...(1 << 30)))
+    public var totalBytes: Int = 1_048_576
+
+    public init() {}
+
+    /// Limits as given, the defaults for the bytes not given.
+    public init(perClient: Int, total: Int, perClientBytes: Int? = nil, totalBytes: Int? = nil) {
         self.perClient = perClient
         self.total = total
-        self.perClientBytes = perClientBytes
-        self.totalBytes = totalBytes
+        if let perClientBytes { self.perClientBytes = perClientBytes }
+        if let totalBytes { self.totalBytes = totalBytes }
     }
 }
 

@@ -1,7 +1,6 @@
 import ArgumentParser
 import Foundation
 import LocusCore
-import LocusRegionService
 import LocusRuntime
 import LocusWeb
 import Logging
@@ -55,14 +54,15 @@ struct ViewCommand: AsyncParsableCommand {
     func run() async throws {
         LogSetup.bootstrap(level: .warning)
         let logger = Logger(label: "locus.view")
+        // Every service that can publish what it watches does, whatever the config says.
         let factories = ActivePlugins.all.map { f -> PluginFactory in
-            guard f.type == "region" else { return f }
             var drawn = f
             let build = f.build
             drawn.build = { decoder, setup in
-                guard case .service(let s) = try build(decoder, setup), var region = s as? RegionService else { return try build(decoder, setup) }
-                region.enableConditionPublishing()
-                return .service(region)
+                let instance = try build(decoder, setup)
+                guard case .service(let s) = instance, var service = s as? any DefinitionPublishingService else { return instance }
+                service.publishDefinitions()
+                return .service(service)
             }
             return drawn
         }

@@ -50,12 +50,8 @@ public final class Daemon: @unchecked Sendable {
         var hubConfig = HubConfiguration(
             ingestEndpoints: configuration.hub.ingest,
             publishEndpoints: configuration.hub.publish.filter { configuration.hub.restricted[$0] == nil },
-            maxMessageBytes: configuration.hub.maxMessageBytes,
-            highWaterMark: configuration.hub.highWaterMark,
-            validatePayloads: configuration.hub.validatePayloads)
-        hubConfig.subscriptionLimits = configuration.hub.subscriptionLimits
+            limits: configuration.hub.limits)
         hubConfig.outsidePublishers = Self.outsidePublisherPolicy(configuration)
-        hubConfig.ingestRatePerClient = configuration.hub.ingestRatePerClient
         // Private directories before anything is created in them; the sockets' groups are resolved now.
         let socketGroups = try Self.prepareDirectories(configuration.hub)
         // CURVE endpoints: keys read and the authentication handler serving before any bind.
@@ -63,11 +59,19 @@ public final class Daemon: @unchecked Sendable {
         hubConfig.curve = security.servers
         let zap = security.isEmpty ? nil : ZAPHandler(context: context, logger: Logger(label: "locus.curve"))
         for (domain, keys) in security.authorized { zap?.authorize(domain: domain, keys: keys) }
-        try zap?.start()
+        // Started in order, stopped in reverse by one teardown: the "hub" service's at shutdown,
+        // or this defer when anything fails before the group runs.
+        let parts = StartedParts()
+        defer { parts.stopAll() }
+        if let zap {
+            try zap.start()
+            parts.started(zap.stop)
+        }
         let journal = try configuration.hub.journal.map { settings in
             try EventJournal(directory: configuration.hub.stateDirectory + "/journal", settings: settings)
         }
         if let journal {
+            parts.started(journal.close)
             let s = journal.statistics
             if s.recoveredBytes > 0 {
                 logger.warning("cut a half-written record off the journal's end (a kill during a write, or a write that failed: such records were counted as journal.not_written when forwarded)",
@@ -78,54 +82,35 @@ public final class Daemon: @unchecked Sendable {
         }
         let hub = Hub(configuration: hubConfig, registry: registry, context: context, logger: Logger(label: "locus.hub"),
                       journal: journal)
-        do {
-            try hub.start()
-        } catch {
-            journal?.close()
-            zap?.stop()
-            throw error
-        }
+        try hub.start()
+        parts.started(hub.stop)
         let catchup = journal.map { CatchupServer(endpoints: configuration.hub.catchup, curve: security.servers, context: context, hub: hub, journal: $0,
                                                   logger: Logger(label: "locus.catchup")) }
-        do {
-            try catchup?.start()
-        } catch {
-            hub.stop()
-            journal?.close()
-            zap?.stop()
-            throw error
+        if let catchup {
+            try catchup.start()
+            parts.started(catchup.stop)
         }
         let control = ControlServer(context: context, endpoint: configuration.hub.control, logger: Logger(label: "locus.control"),
-                                    maxRequestBytes: configuration.hub.controlMaxRequestBytes,
-                                    requestsPerSecond: configuration.hub.controlRequestsPerSecond,
+                                    limits: configuration.hub.controlLimits,
                                     curve: security.servers[configuration.hub.control]) {
             [commands] request in await commands.handle(request)
         }
-        do {
-            try control.start()
-        } catch {
-            catchup?.stop()
-            hub.stop()
-            journal?.close()
-            zap?.stop()
-            throw error
-        }
+        try control.start()
+        parts.started(control.stop)
         let restricted = configuration.hub.restricted.sorted { $0.key < $1.key }.map { endpoint, policy in
             RestrictedPublisher(endpoint: endpoint, topics: policy.topics, precision: policy.precision, curve: security.servers[endpoint],
-                                context: context, highWaterMark: configuration.hub.highWaterMark, logger: Logger(label: "locus.hub"))
+                                context: context, highWaterMark: configuration.hub.limits.highWaterMark, logger: Logger(label: "locus.hub"))
         }
-        do {
-            for r in restricted { try r.start() }
-            for (path, gid) in socketGroups { try SocketGroup.apply(path: path, group: gid) }
-        } catch {
-            restricted.forEach { $0.stop() }
-            control.stop(); catchup?.stop(); hub.stop(); journal?.close(); zap?.stop()
-            throw error
+        for r in restricted {
+            try r.start()
+            parts.started(r.stop)
         }
+        for (path, gid) in socketGroups { try SocketGroup.apply(path: path, group: gid) }
         let bus = HubAttachment(context: context, hub: hub, registry: registry,
-                                highWaterMark: configuration.hub.highWaterMark,
+                                highWaterMark: configuration.hub.limits.highWaterMark,
                                 subscriptionBuffer: configuration.hub.subscriptionBuffer, logger: logger)
         let statusOutlet = try bus.makeOutlet(for: "locus")
+        parts.started { statusOutlet.close() }
         let status = StatusBoard(publisher: EventPublisher(producer: "locus", outlet: statusOutlet),
                                  logger: Logger(label: "locus.status"))
         let started = StartedRunners()
@@ -151,7 +136,7 @@ public final class Daemon: @unchecked Sendable {
         registerServiceCommands(runners)
         started.set(runners)
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
-            .init(service: ClosingService { control.stop(); catchup?.stop(); restricted.forEach { $0.stop() }; statusOutlet.close(); hub.stop(); journal?.close(); zap?.stop() },
+            .init(service: ClosingService { parts.stopAll() },
                   successTerminationBehavior: .ignore, failureTerminationBehavior: .gracefullyShutdownGroup,
                   serviceName: "hub"),
         ]

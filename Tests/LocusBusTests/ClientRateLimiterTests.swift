@@ -40,7 +40,7 @@ struct ClientRateLimiterTests {
     @Test func theControlSocketRefusesAFloodingClient() async throws {
         let context = ZMQContext()
         let handled = Counter()
-        let server = ControlServer(context: context, endpoint: "inproc://control-rate", logger: quietLogger, requestsPerSecond: 5) { _ in
+        let server = ControlServer(context: context, endpoint: "inproc://control-rate", logger: quietLogger, limits: .with { $0.requestsPerSecond = 5 }) { _ in
             handled.add()
             return Samples.bytes(#"{"ok":true}"#)
         }

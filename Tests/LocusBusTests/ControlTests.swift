@@ -72,7 +72,7 @@ struct ControlTests {
         let endpoint = dir.endpoint("control.sock")
         let context = ZMQContext()
         let handled = ManagedCounter()
-        let server = ControlServer(context: context, endpoint: endpoint, logger: quietLogger, maxRequestBytes: 4096) { _ in
+        let server = ControlServer(context: context, endpoint: endpoint, logger: quietLogger, limits: .with { $0.maxRequestBytes = 4096 }) { _ in
             handled.increment()
             return Samples.bytes(#"{"ok":true}"#)
         }

@@ -75,7 +75,7 @@ import Testing
     @Test func theViaStampNeverTakesABodyOverTheLimit() throws {
         let full = Samples.fixBody(1, producer: "full-xxxxxxxxxxxxxxxxxxxxxxxxx"), short = Samples.fixBody(1, producer: "short")
         #expect(short.count + #","via":"alice""#.utf8.count < full.count)
-        let setup = try CurveIngestSetup { $0.maxMessageBytes = full.count }
+        let setup = try CurveIngestSetup { $0.limits.maxMessageBytes = full.count }
         defer { setup.close() }
         let (hub, subscriber, alice, plain) = (setup.hub, setup.subscriber, setup.alice, setup.plain)
 

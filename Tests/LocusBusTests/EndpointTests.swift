@@ -28,11 +28,18 @@ struct EndpointTests {
         ("inproc://", "an inproc endpoint needs a name"),
         ("ipc://", "an ipc endpoint needs a path"),
         ("ipc:///tmp/", "the ipc path names a directory, not a socket file"),
-        ("ipc:///" + String(repeating: "x", count: 120), "the ipc path is 121 bytes; Unix sockets allow at most 107"),
-        ("tcp://127.0.0.1", "a tcp endpoint needs host:port"),
-        ("tcp://127.0.0.1:0", "the port must be a number from 1 to 65535 (or * to pick one), not '0'"),
-        ("tcp://127.0.0.1:65536", "the port must be a number from 1 to 65535 (or * to pick one), not '65536'"),
-        ("tcp://127.0.0.1:http", "the port must be a number from 1 to 65535 (or * to pick one), not 'http'"),
+        ("ipc:///" + String(repeating: "x", count: 120),
+         "the ipc path is 121 bytes; Unix sockets allow at most 107 (use a shorter directory, e.g. set LOCUS_RUNTIME_DIR)"),
+        ("tcp://127.0.0.1", "a tcp endpoint needs host:port; expected tcp://host:port, host '*', an IP address ([IPv6] in brackets) or a name, port 1 to 65535"),
+        ("tcp://127.0.0.1:", "a tcp endpoint needs a port after the ':'; expected tcp://host:port, host '*', an IP address ([IPv6] in brackets) or a name, port 1 to 65535"),
+        ("tcp://127.0.0.1:+80", "the port must be a number from 1 to 65535, not '+80'"),
+        ("tcp://[::1:5555", "unclosed '[' in the host; expected tcp://host:port, host '*', an IP address ([IPv6] in brackets) or a name, port 1 to 65535"),
+        ("tcp://::1:5555", "an IPv6 address goes in brackets, as in tcp://[::1]:5556"),
+        ("tcp://[127.0.0.1]:5555", "'[127.0.0.1]' is not a host name, an IP address or *"),
+        ("tcp://host-:5555", "'host-' is not a host name, an IP address or *"),
+        ("tcp://127.0.0.1:0", "the port must be a number from 1 to 65535, not '0'"),
+        ("tcp://127.0.0.1:65536", "the port must be a number from 1 to 65535, not '65536'"),
+        ("tcp://127.0.0.1:http", "the port must be a number from 1 to 65535, not 'http'"),
         ("tcp://:5555", "a tcp endpoint needs a host (a name, an IP address or *)"),
         ("tcp://300.1.1.1:5555", "'300.1.1.1' is not a host name, an IP address or *"),
         ("tcp://bad host:5555", "'bad host' is not a host name, an IP address or *"),
@@ -63,7 +70,7 @@ struct EndpointTests {
         #expect(config.allIngestEndpoints == [HubConfiguration.inprocIngest, "ipc:///tmp/x/in.sock"])
         // Past max_message_bytes the hub still reads and counts (too_large) up to 4× or 64 MiB.
         #expect(config.transportMessageLimit == 64 << 20)
-        config.maxMessageBytes = 32 << 20
+        config.limits.maxMessageBytes = 32 << 20
         #expect(config.transportMessageLimit == 4 * (32 << 20))
     }
 }

@@ -16,7 +16,7 @@ struct HubLimitsTests {
         defer { dir.remove() }
         let context = ZMQContext()
         var config = HubConfiguration(publishEndpoints: [dir.endpoint("publish.sock")])
-        config.subscriptionLimits = SubscriptionLimits(perClient: 100, total: 150)
+        config.limits.subscriptions = SubscriptionLimits(perClient: 100, total: 150)
         let hub = Hub(configuration: config, registry: .core, context: context, logger: quietLogger)
         try hub.start()
         defer { hub.stop() }
@@ -73,7 +73,7 @@ struct HubLimitsTests {
         defer { dir.remove() }
         let context = ZMQContext()
         var config = HubConfiguration(publishEndpoints: [dir.endpoint("publish.sock")])
-        config.subscriptionLimits = SubscriptionLimits(perClient: 1000, total: 1000, perClientBytes: 1990, totalBytes: 100_000)
+        config.limits.subscriptions = SubscriptionLimits(perClient: 1000, total: 1000, perClientBytes: 1990, totalBytes: 100_000)
         let hub = Hub(configuration: config, registry: .core, context: context, logger: quietLogger)
         try hub.start()
         defer { hub.stop() }
@@ -102,7 +102,7 @@ struct HubLimitsTests {
         defer { dir.remove() }
         let context = ZMQContext()
         var config = HubConfiguration(publishEndpoints: [dir.endpoint("publish.sock"), "tcp://127.0.0.1:*"])
-        config.subscriptionLimits = SubscriptionLimits(perClient: 100, total: 1000)
+        config.limits.subscriptions = SubscriptionLimits(perClient: 100, total: 1000)
         let hub = Hub(configuration: config, registry: .core, context: context, logger: quietLogger)
         try hub.start()
         defer { hub.stop() }

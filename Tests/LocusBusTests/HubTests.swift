@@ -14,8 +14,7 @@ struct HubTests {
         defer { dir.remove() }
         let context = ZMQContext()
         let capture = LogCapture()
-        let config = HubConfiguration(ingestEndpoints: [dir.endpoint("ingest.sock")], publishEndpoints: [dir.endpoint("publish.sock")],
-                                      maxMessageBytes: 4096)
+        let config = HubConfiguration(ingestEndpoints: [dir.endpoint("ingest.sock")], publishEndpoints: [dir.endpoint("publish.sock")], limits: .with { $0.maxMessageBytes = 4096 })
         let hub = Hub(configuration: config, registry: .core, context: context, logger: capture.logger)
         try hub.start()
 

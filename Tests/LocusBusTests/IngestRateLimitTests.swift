@@ -11,7 +11,7 @@ struct IngestRateLimitTests {
         defer { dir.remove() }
         let context = ZMQContext()
         var configuration = HubConfiguration(ingestEndpoints: [dir.endpoint("in.sock")])
-        configuration.ingestRatePerClient = 50
+        configuration.limits.ingestRatePerClient = 50
         let hub = Hub(configuration: configuration, registry: .core, context: context, logger: quietLogger)
         try hub.start()
         defer { hub.stop() }

@@ -9,7 +9,7 @@ import LocusBus // deliberately not @testable: only what the runtime and CLI can
 struct RuntimeUsageTests {
     @Test func statusCountersAreKeyedByReasonName() throws {
         let context = ZMQContext()
-        let hub = Hub(configuration: HubConfiguration(ingestEndpoints: [], publishEndpoints: [], maxMessageBytes: 262_144, highWaterMark: 100_000),
+        let hub = Hub(configuration: HubConfiguration(ingestEndpoints: [], publishEndpoints: []),
                       registry: .core, context: context, logger: quietLogger)
         try hub.start()
         defer { hub.stop() }

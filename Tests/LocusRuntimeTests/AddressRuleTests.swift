@@ -32,6 +32,23 @@ import Testing
         }
     }
 
+    /// Issue 32 item 3: one parser of host:port. The hub's endpoints, `hub:` in the config and
+    /// the HTTP servers' `listen` take and refuse the same addresses (ZeroMQ's wildcards aside).
+    /// Before, `127.0.0.1:+80` was a web address but no endpoint, and the config read
+    /// `[::1:5556` by a rule of its own.
+    @Test func everyKindOfAddressReadsHostAndPortAlike() {
+        let cases = ["127.0.0.1:80", "localhost:65535", "gps-box.local:7000", "eth0:1", "[::1]:8080", "[::ffff:10.0.0.1]:9",
+                     "127.0.0.1:+80", "127.0.0.1:0", "127.0.0.1:65536", "127.0.0.1:", ":80", "127.0.0.1", "::1:80",
+                     "[::1:80", "[127.0.0.1]:80", "host-:80", "-host:80", "a..b:80", "300.1.1.1:80", "bad host:80",
+                     "127.0.0.1:80 ", "[::1]80", "x:0080", "x:123456"]
+        for text in cases {
+            let http = (try? HTTPAddress.parse(text, example: "127.0.0.1:8080").get()) != nil
+            let zmq = (try? Endpoint.validate("tcp://" + text)) != nil
+            let config = ConfigEndpoint.problem("tcp://" + text) == nil
+            #expect(http == zmq && zmq == config, "\(text): http \(http), zmq \(zmq), config \(config)")
+        }
+    }
+
     static func loadErrors(_ yaml: String) -> [String] {
         let loader = ConfigLoader(factories: BuiltinPlugins.all, environment: ["LOCUS_RUNTIME_DIR": "/tmp/locus-t"], logger: Logger(label: "t"))
         do {

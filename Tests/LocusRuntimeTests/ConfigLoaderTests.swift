@@ -41,8 +41,8 @@ struct ConfigLoaderTests {
             #expect(c.hub.ingest == ["ipc:///tmp/locus-t/ingest.sock"])
             #expect(c.hub.publish == ["ipc:///tmp/locus-t/publish.sock"])
             #expect(c.hub.control == "ipc:///tmp/locus-t/control.sock")
-            #expect(c.hub.maxMessageBytes == 262_144)
-            #expect(c.hub.highWaterMark == 100_000)
+            #expect(c.hub.limits.maxMessageBytes == 262_144)
+            #expect(c.hub.limits.highWaterMark == 100_000)
             #expect(c.hub.tickInterval == 1.0)
             #expect(c.endpoints == RuntimePaths.defaultEndpoints(environment: Self.env))
             #expect(c.file == "t.yaml")
@@ -64,8 +64,8 @@ struct ConfigLoaderTests {
             """)
         #expect(c.hub.ingest == ["ipc:///tmp/locus-t/in.sock"])
         #expect(c.hub.publish == ["tcp://*:5556", "ipc:///run/p.sock"])
-        #expect(c.hub.maxMessageBytes == 1_048_576)
-        #expect(c.hub.highWaterMark == 0)
+        #expect(c.hub.limits.maxMessageBytes == 1_048_576)
+        #expect(c.hub.limits.highWaterMark == 0)
         #expect(c.hub.tickInterval == 0.25)
         #expect(c.hub.externalTopics == ["region.", "obs.fix.phone"])
         #expect(c.logLevel == .debug)
@@ -296,7 +296,7 @@ struct ConfigLoaderTests {
             "5:11: unknown plugin type 'consol' in 'sinks'; available sink types: exec, console, file (did you mean 'console'?)",
             "9:9: duplicate id 'out'; the console sink 'out' at line 2 already uses it (ids must be unique across sources, services and sinks)",
             "11:5: missing 'type' in source entry; expected one of the source types: replay, exec",
-            "13:12: invalid value for 'control' in hub: missing port in 'tcp://host'; expected tcp://host:port with host '*', an IP address or a name, and port 1-65535",
+            "13:12: invalid value for 'control' in hub: 'tcp://host': a tcp endpoint needs host:port; expected tcp://host:port, host '*', an IP address ([IPv6] in brackets) or a name, port 1 to 65535",
         ])
     }
 

@@ -88,21 +88,21 @@ struct ConfigEndpointTests {
     }
 
     @Test(arguments: [
-        ("udp://127.0.0.1:5556", "unsupported scheme 'udp'"),
-        ("127.0.0.1:5556", "is not a ZeroMQ endpoint"),
-        ("inproc://", "has no name"),
-        ("ipc://", "has no path"),
-        ("tcp://127.0.0.1", "missing port"),
-        ("tcp://127.0.0.1:", "missing port"),
-        ("tcp://:5556", "missing host"),
-        ("tcp://127.0.0.1:0", "out of range"),
-        ("tcp://127.0.0.1:65536", "out of range"),
-        ("tcp://127.0.0.1:http", "is not a number"),
+        ("udp://127.0.0.1:5556", "'udp://127.0.0.1:5556': unsupported transport 'udp'"),
+        ("127.0.0.1:5556", "expected inproc://name, ipc:///path or tcp://host:port"),
+        ("inproc://", "needs a name"),
+        ("ipc://", "needs a path"),
+        ("tcp://127.0.0.1", "needs host:port"),
+        ("tcp://127.0.0.1:", "needs a port"),
+        ("tcp://:5556", "needs a host"),
+        ("tcp://127.0.0.1:0", "from 1 to 65535"),
+        ("tcp://127.0.0.1:65536", "from 1 to 65535"),
+        ("tcp://127.0.0.1:http", "not 'http'"),
         ("tcp://127.0.0.1:*", "port '*'"),
-        ("tcp://300.1.1.1:5556", "is not a host name or address"),
-        ("tcp://bad host:5556", "is not a host name or address"),
+        ("tcp://300.1.1.1:5556", "is not a host name, an IP address or *"),
+        ("tcp://bad host:5556", "is not a host name, an IP address or *"),
         ("tcp://[::1:5556", "unclosed '['"),
-        ("ipc:///" + String(repeating: "d", count: 120), "the limit is 107"),
+        ("ipc:///" + String(repeating: "d", count: 120), "allow at most 107 (use a shorter directory, e.g. set LOCUS_RUNTIME_DIR)"),
     ])
     func rejected(_ endpoint: String, _ fragment: String) throws {
         let problem = try #require(ConfigEndpoint.problem(endpoint))

@@ -83,7 +83,36 @@ struct MQTTSinkUnitTests {
         #expect(configErrorKey(MQTTSinkConfiguration.self, #"{"reconnect_min": 5, "reconnect_max": 1}"#) == "reconnect_max")
         #expect(configErrorKey(MQTTSinkConfiguration.self, #"{"device": "van7", "protocol": "5"}"#) == nil)
         let tls = try? decodeConfiguration(MQTTSinkConfiguration.self, #"{"tls_ca_file": "ca.pem"}"#)
-        #expect(tls?.effectivePort == 8883)
+        #expect(tls?.connection.effectivePort == 8883)
+    }
+
+    /// Issue 32 item 2: the broker connection's keys are declared once (`MQTTConnectionSettings`)
+    /// and read flat, as before, by the source and the sink alike. Before, each declared its
+    /// own, and the source took a client certificate without tls_ca_file (and ignored it).
+    @Test func theSourceAndTheSinkShareTheirConnectionKeys() throws {
+        let names = ["host", "port", "protocol", "username", "password", "password_file", "tls_ca_file", "tls_cert_file",
+                     "tls_key_file", "tls_verify_hostname", "keepalive", "reconnect_min", "reconnect_max"]
+        for name in names {
+            let source = MQTTSourceConfiguration.keys.first { $0.name == name }
+            let sink = MQTTSinkConfiguration.keys.first { $0.name == name }
+            #expect(source != nil && source?.doc == sink?.doc && source?.type == sink?.type && source?.defaultValue == sink?.defaultValue, "\(name)")
+        }
+        let bad: [(String, String)] = [
+            (#"{"password": "p", "password_file": "f"}"#, "password_file"),
+            (#"{"tls_cert_file": "c.pem", "tls_key_file": "k.pem"}"#, "tls_ca_file"),
+            (#"{"tls_ca_file": "ca.pem", "tls_cert_file": "c.pem"}"#, "tls_key_file"),
+            (#"{"reconnect_min": 5, "reconnect_max": 1}"#, "reconnect_max"),
+            (#"{"keepalive": 1}"#, "keepalive"),
+            (#"{"port": 70000}"#, "port"),
+            (#"{"protocol": "4"}"#, "protocol"),
+        ]
+        for (json, key) in bad {
+            #expect(configErrorKey(MQTTSinkConfiguration.self, json) == key, "sink: \(json)")
+            #expect(configErrorKey(MQTTSourceConfiguration.self, json) == key, "source: \(json)")
+        }
+        let source = try decodeConfiguration(MQTTSourceConfiguration.self, #"{"host": "broker.lan", "port": 1884, "username": "u", "reconnect_max": 2}"#)
+        #expect(source.connection.host == "broker.lan" && source.connection.port == 1884 && source.connection.username == "u")
+        #expect(source.connection.reconnectMax == 2 && source.connection.brokerText == "broker.lan:1884")
     }
 
     @Test func thePositionFileRoundTripsAndRefusesGarbage() throws {

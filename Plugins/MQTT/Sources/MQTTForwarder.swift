@@ -67,7 +67,7 @@ final class MQTTForwarder {
             ownTracks = OwnTracksFormat(trackerId: tid, unknownAccuracy: settings.configuration.unknownAccuracy)
         }
         ownTracksBase = MQTTTopicTemplate(settings.configuration.ownTracksTopic, device: settings.device).render(topic: "", producer: "")
-        backoff = settings.configuration.reconnectMin
+        backoff = settings.configuration.connection.reconnectMin
     }
 
     /// Runs until the inbox has ended and what could be sent was sent (or the broker is away).
@@ -87,7 +87,7 @@ final class MQTTForwarder {
                 let wait = max(0.01, min(0.2, nextAttempt.timeIntervalSince(now)))
                 if inbox.wait(seconds: wait) { journalPending = true }
             } else {
-                let lost = state == .up && configuration.tlsCAFile.isEmpty && inbox.wakeFD >= 0
+                let lost = state == .up && configuration.connection.tlsCAFile.isEmpty && inbox.wakeFD >= 0
                     ? client.loop(timeoutMs: 20, wakeFD: inbox.wakeFD) : client.loop(timeoutMs: 20)
                 if inbox.takeWake() { journalPending = true }
                 // Events first: a refused CONNACK also ends the loop with an error, which must
@@ -105,14 +105,7 @@ final class MQTTForwarder {
     // MARK: Connection
 
     private func makeClient() throws -> MosquittoClient {
-        let c = try MosquittoClient(clientId: settings.clientId, cleanSession: true,
-                                    protocolVersion: configuration.protocolVersion == .v5 ? 5 : 4)
-        if !configuration.username.isEmpty { try c.setCredentials(username: configuration.username, password: settings.password) }
-        if !configuration.tlsCAFile.isEmpty {
-            try c.setTLS(caFile: configuration.tlsCAFile, certFile: configuration.tlsCertFile.isEmpty ? nil : configuration.tlsCertFile,
-                         keyFile: configuration.tlsKeyFile.isEmpty ? nil : configuration.tlsKeyFile,
-                         verifyHostname: configuration.tlsVerifyHostname)
-        }
+        let c = try configuration.connection.makeClient(clientId: settings.clientId, cleanSession: true, password: settings.password)
         if let statusTopic { try c.setWill(topic: statusTopic, payload: statusPayload(online: false), qos: 1, retain: true) }
         c.setMaxInflight(configuration.maxInflight)
         return c
@@ -127,10 +120,10 @@ final class MQTTForwarder {
         return w.bytes
     }
 
-    private var endpointText: String { "\(configuration.host):\(configuration.effectivePort)" }
+    private var endpointText: String { configuration.connection.brokerText }
 
     private func startConnecting() {
-        if let failure = client.connect(host: configuration.host, port: configuration.effectivePort, keepalive: configuration.keepalive) {
+        if let failure = client.connect(host: configuration.connection.host, port: configuration.connection.effectivePort, keepalive: configuration.connection.keepalive) {
             attemptFailed(failure)
         } else {
             state = .connecting
@@ -166,7 +159,7 @@ final class MQTTForwarder {
         } else {
             logger.debug("MQTT broker still unreachable", metadata: ["broker": "\(endpointText)", "retry_in": "\(backoff)"])
         }
-        backoff = min(backoff * 2, configuration.reconnectMax)
+        backoff = min(backoff * 2, configuration.connection.reconnectMax)
     }
 
     private func handleEvents() {
@@ -174,7 +167,7 @@ final class MQTTForwarder {
             switch event {
             case .connected(let code) where code == 0:
                 state = .up
-                backoff = configuration.reconnectMin
+                backoff = configuration.connection.reconnectMin
                 reportedDown = nil
                 shownRefusal = nil
                 journalPending = true

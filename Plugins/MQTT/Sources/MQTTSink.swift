@@ -111,41 +111,19 @@ public enum MQTTPlugin {
         }
     }()
 
-    static func readPassword(inline: String, file: String, setup: PluginSetup) throws -> String? {
-        if !file.isEmpty {
-            let path = setup.resolvePath(file)
-            guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
-                throw ConfigValueError(key: "password_file", "cannot read \(path)")
-            }
-            return text.split(separator: "\n", omittingEmptySubsequences: false).first.map(String.init) ?? ""
-        }
-        return inline.isEmpty ? nil : inline
-    }
-
-    static func readableFile(_ path: String, key: String, setup: PluginSetup) throws -> String {
-        guard !path.isEmpty else { return path }
-        let full = setup.resolvePath(path)
-        guard FileManager.default.isReadableFile(atPath: full) else { throw ConfigValueError(key: key, "cannot read \(full)") }
-        return full
-    }
-
     static func makeSource(_ config: MQTTSourceConfiguration, _ setup: PluginSetup) throws -> MQTTSource {
         var resolved = config
-        resolved.tlsCAFile = try readableFile(config.tlsCAFile, key: "tls_ca_file", setup: setup)
-        resolved.tlsCertFile = try readableFile(config.tlsCertFile, key: "tls_cert_file", setup: setup)
-        resolved.tlsKeyFile = try readableFile(config.tlsKeyFile, key: "tls_key_file", setup: setup)
-        let password = try readPassword(inline: config.password, file: config.passwordFile, setup: setup)
+        let password: String?
+        (resolved.connection, password) = try config.connection.resolved(setup)
         return MQTTSource(configuration: resolved, clientId: config.clientId ?? "locus-\(MQTTTopicTemplate.defaultDevice())-\(setup.id)",
                           password: password)
     }
 
     static func makeSink(_ config: MQTTSinkConfiguration, _ setup: PluginSetup) throws -> MQTTSink {
         let device = config.device ?? MQTTTopicTemplate.defaultDevice()
-        let password = try readPassword(inline: config.password, file: config.passwordFile, setup: setup)
         var resolved = config
-        resolved.tlsCAFile = try readableFile(config.tlsCAFile, key: "tls_ca_file", setup: setup)
-        resolved.tlsCertFile = try readableFile(config.tlsCertFile, key: "tls_cert_file", setup: setup)
-        resolved.tlsKeyFile = try readableFile(config.tlsKeyFile, key: "tls_key_file", setup: setup)
+        let password: String?
+        (resolved.connection, password) = try config.connection.resolved(setup)
         let settings = MQTTForwarder.Settings(
             configuration: resolved, device: device,
             clientId: config.clientId ?? "locus-\(device)-\(setup.id)", password: password,

@@ -2,17 +2,9 @@ import LocusCore
 
 /// Options of the `mqtt` sink.
 public struct MQTTSinkConfiguration: DeclaredConfiguration {
-    /// The MQTT protocol version spoken to the broker.
-    public enum ProtocolVersion: String, Sendable, Equatable, CaseIterable, SettingValue {
-        case v311 = "3.1.1"
-        case v5 = "5"
-    }
-
-    @Setting("host", "Broker host name or address.")
-    public var host: String = "127.0.0.1"
-
-    @Setting("port", "Broker port; 0 = 1883, or 8883 with TLS.", check: .within(0...65535))
-    public var port: Int = 0
+    /// host, port, protocol, credentials, TLS, keepalive and reconnect delays: the keys the
+    /// `mqtt` source and sink share.
+    public var connection = MQTTConnectionSettings()
 
     @Setting("topics", "Locus topic prefixes to forward; \"\" forwards everything not in exclude.", check: .topicPrefixes())
     public var topics: [String] = [""]
@@ -33,35 +25,8 @@ public struct MQTTSinkConfiguration: DeclaredConfiguration {
              check: .topicPrefixes())
     public var retain: [String] = ["region.state.", "region.condition.", "beacon.state.", "location.update."]
 
-    @Setting("protocol", "MQTT protocol version: 3.1.1 or 5.")
-    public var protocolVersion: ProtocolVersion = .v311
-
     @Setting("client_id", "MQTT client id; must be unique on the broker.", default: "locus-<device>-<id>")
     public var clientId: String? = nil
-
-    @Setting("username", "User name for the broker; empty = none.")
-    public var username: String = ""
-
-    @Setting("password", "Password for the broker (prefer password_file).")
-    public var password: String = ""
-
-    @Setting("password_file", "File holding the password (first line); relative to the config file.")
-    public var passwordFile: String = ""
-
-    @Setting("tls_ca_file", "CA certificate file (PEM): turns TLS on; the broker's certificate must chain to it.")
-    public var tlsCAFile: String = ""
-
-    @Setting("tls_cert_file", "Client certificate (PEM) for brokers that require one.")
-    public var tlsCertFile: String = ""
-
-    @Setting("tls_key_file", "Client certificate's private key (PEM).")
-    public var tlsKeyFile: String = ""
-
-    @Setting("tls_verify_hostname", "Check that the broker's certificate names the host connected to.")
-    public var tlsVerifyHostname: Bool = true
-
-    @Setting("keepalive", "Seconds between keepalive pings; the broker drops the client after 1.5 times that.", check: .within(5...65535))
-    public var keepalive: Int = 60
 
     @Setting("status_topic", "Retained online/offline status of this device ({device} as above); also the last will. Empty = none.")
     public var statusTopic: String = "locus/{device}/status"
@@ -76,12 +41,6 @@ public struct MQTTSinkConfiguration: DeclaredConfiguration {
     @Setting("max_payload_bytes", "Largest message sent; larger ones are skipped and counted (match the broker's message_size_limit).",
              check: .within(64...268_435_455))
     public var maxPayloadBytes: Int = 262_144
-
-    @Setting("reconnect_min", "First delay before reconnecting, seconds; doubles up to reconnect_max.", check: .above(0))
-    public var reconnectMin: Double = 0.5
-
-    @Setting("reconnect_max", "Longest delay between reconnect attempts, seconds.", check: .above(0))
-    public var reconnectMax: Double = 30
 
     @Setting("format", "Message format: locus (the envelope as on the bus) or owntracks (OwnTracks JSON, for Home Assistant and OwnTracks Recorder).")
     public var format: Format = .locus
@@ -121,21 +80,5 @@ extension MQTTSinkConfiguration {
         where !template.isEmpty {
             if let problem = MQTTTopicTemplate.problem(inTemplate: template) { throw ConfigValueError(key: key, problem) }
         }
-        if !password.isEmpty, !passwordFile.isEmpty {
-            throw ConfigValueError(key: "password_file", "give password or password_file, not both")
-        }
-        if tlsCAFile.isEmpty, !tlsCertFile.isEmpty || !tlsKeyFile.isEmpty {
-            throw ConfigValueError(key: "tls_ca_file", "a client certificate needs TLS: give tls_ca_file too")
-        }
-        if tlsCertFile.isEmpty != tlsKeyFile.isEmpty {
-            throw ConfigValueError(key: tlsCertFile.isEmpty ? "tls_cert_file" : "tls_key_file",
-                                   "tls_cert_file and tls_key_file go together")
-        }
-        if reconnectMax < reconnectMin {
-            throw ConfigValueError(key: "reconnect_max", "must be at least reconnect_min (\(reconnectMin)), found \(reconnectMax)")
-        }
     }
-
-    /// The port to connect to: the configured one, or MQTT's standard port for plain or TLS.
-    var effectivePort: Int { port != 0 ? port : (tlsCAFile.isEmpty ? 1883 : 8883) }
 }

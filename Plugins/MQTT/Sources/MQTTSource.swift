@@ -66,22 +66,15 @@ final class MQTTSourceThread {
         self.stop = stop
         devices = DeviceTable(levels: configuration.deviceLevels, maxDevices: configuration.maxDevices, maxRate: configuration.maxRate,
                               partition: MQTTSourceConfiguration.parsePartition(configuration.partition))
-        backoff = configuration.reconnectMin
+        backoff = configuration.connection.reconnectMin
         ignoredTopics = configuration.ignoreTopics.map(MQTTTopicFilter.init)
     }
 
-    private var endpointText: String { "\(configuration.host):\(configuration.effectivePort)" }
+    private var endpointText: String { configuration.connection.brokerText }
 
     func run() throws {
         let persistent = configuration.sessionExpiry > 0
-        let client = try MosquittoClient(clientId: clientId, cleanSession: !persistent,
-                                         protocolVersion: configuration.protocolVersion == .v5 ? 5 : 4)
-        if !configuration.username.isEmpty { try client.setCredentials(username: configuration.username, password: password) }
-        if !configuration.tlsCAFile.isEmpty {
-            try client.setTLS(caFile: configuration.tlsCAFile, certFile: configuration.tlsCertFile.isEmpty ? nil : configuration.tlsCertFile,
-                              keyFile: configuration.tlsKeyFile.isEmpty ? nil : configuration.tlsKeyFile,
-                              verifyHostname: configuration.tlsVerifyHostname)
-        }
+        let client = try configuration.connection.makeClient(clientId: clientId, cleanSession: !persistent, password: password)
         var up = false
         var connecting = false
         var nextAttempt = Date()
@@ -96,17 +89,17 @@ final class MQTTSourceThread {
                 context.reportStatus(.disconnected, reason: reason)
                 reportedDown = reason
             }
-            backoff = min(backoff * 2, configuration.reconnectMax)
+            backoff = min(backoff * 2, configuration.connection.reconnectMax)
         }
         while !stop.isSet {
             if !up && !connecting {
                 if Date() < nextAttempt { Thread.sleep(forTimeInterval: 0.05); continue }
                 // MQTT 5 says how long the session outlives the connection in CONNECT; 3.1.1's
                 // clean_session false keeps it as long as the broker is configured to.
-                let failure = persistent && configuration.protocolVersion == .v5
-                    ? client.connectV5(host: configuration.host, port: configuration.effectivePort, keepalive: configuration.keepalive,
+                let failure = persistent && configuration.connection.protocolVersion == .v5
+                    ? client.connectV5(host: configuration.connection.host, port: configuration.connection.effectivePort, keepalive: configuration.connection.keepalive,
                                        sessionExpiry: UInt32(configuration.sessionExpiry), stop: stop)
-                    : client.connect(host: configuration.host, port: configuration.effectivePort, keepalive: configuration.keepalive)
+                    : client.connect(host: configuration.connection.host, port: configuration.connection.effectivePort, keepalive: configuration.connection.keepalive)
                 if stop.isSet { break }
                 if let failure {
                     down(failure, failedAttempt: true)
@@ -121,7 +114,7 @@ final class MQTTSourceThread {
                 case .connected(let code) where code == 0:
                     up = true
                     connecting = false
-                    backoff = configuration.reconnectMin
+                    backoff = configuration.connection.reconnectMin
                     reportedDown = nil
                     counters.update { $0.connects += 1 }
                     for filter in configuration.subscriptionFilters {

@@ -10,11 +10,9 @@ public struct MQTTSourceConfiguration: DeclaredConfiguration {
         case locus
     }
 
-    @Setting("host", "Broker host name or address.")
-    public var host: String = "127.0.0.1"
-
-    @Setting("port", "Broker port; 0 = 1883, or 8883 with TLS.", check: .within(0...65535))
-    public var port: Int = 0
+    /// host, port, protocol, credentials, TLS, keepalive and reconnect delays: the keys the
+    /// `mqtt` source and sink share.
+    public var connection = MQTTConnectionSettings()
 
     @Setting("subscribe", "MQTT topic filters to subscribe to.")
     public var subscribe: [String] = ["owntracks/+/+"]
@@ -46,41 +44,8 @@ public struct MQTTSourceConfiguration: DeclaredConfiguration {
     @Setting("max_rate", "Fixes per second per device at most (a device flooding its topic); 0 = no limit.", check: .atLeast(0))
     public var maxRate: Double = 10
 
-    @Setting("protocol", "MQTT protocol version: 3.1.1 or 5 (5 for share_group).")
-    public var protocolVersion: MQTTSinkConfiguration.ProtocolVersion = .v311
-
     @Setting("client_id", "MQTT client id; must be unique on the broker.", default: "locus-<host name>-<id>")
     public var clientId: String? = nil
-
-    @Setting("username", "User name for the broker; empty = none.")
-    public var username: String = ""
-
-    @Setting("password", "Password for the broker (prefer password_file).")
-    public var password: String = ""
-
-    @Setting("password_file", "File holding the password (first line); relative to the config file.")
-    public var passwordFile: String = ""
-
-    @Setting("tls_ca_file", "CA certificate file (PEM): turns TLS on.")
-    public var tlsCAFile: String = ""
-
-    @Setting("tls_cert_file", "Client certificate (PEM).")
-    public var tlsCertFile: String = ""
-
-    @Setting("tls_key_file", "Client certificate's private key (PEM).")
-    public var tlsKeyFile: String = ""
-
-    @Setting("tls_verify_hostname", "Check that the broker's certificate names the host connected to.")
-    public var tlsVerifyHostname: Bool = true
-
-    @Setting("keepalive", "Seconds between keepalive pings.", check: .within(5...65535))
-    public var keepalive: Int = 60
-
-    @Setting("reconnect_min", "First delay before reconnecting, seconds; doubles up to reconnect_max.", check: .above(0))
-    public var reconnectMin: Double = 0.5
-
-    @Setting("reconnect_max", "Longest delay between reconnect attempts, seconds.", check: .above(0))
-    public var reconnectMax: Double = 30
 
     public init() {}
 
@@ -97,20 +62,13 @@ public struct MQTTSourceConfiguration: DeclaredConfiguration {
         }
         if !shareGroup.isEmpty {
             if let problem = MQTTTopicTemplate.problem(inLevel: shareGroup) { throw ConfigValueError(key: "share_group", "'\(shareGroup)' \(problem)") }
-            if protocolVersion != .v5 { throw ConfigValueError(key: "share_group", "shared subscriptions need protocol: \"5\"") }
+            if connection.protocolVersion != .v5 { throw ConfigValueError(key: "share_group", "shared subscriptions need protocol: \"5\"") }
         }
         if !partition.isEmpty, Self.parsePartition(partition) == nil {
             throw ConfigValueError(key: "partition", "'\(partition)': give \"i/n\" with whole numbers 0 ≤ i < n, e.g. \"0/2\"")
         }
         if sessionExpiry > 0, clientId?.isEmpty ?? false {
             throw ConfigValueError(key: "client_id", "a session that outlives the connection (session_expiry) needs a client id")
-        }
-        if !password.isEmpty, !passwordFile.isEmpty { throw ConfigValueError(key: "password_file", "give password or password_file, not both") }
-        if tlsCertFile.isEmpty != tlsKeyFile.isEmpty {
-            throw ConfigValueError(key: tlsCertFile.isEmpty ? "tls_cert_file" : "tls_key_file", "tls_cert_file and tls_key_file go together")
-        }
-        if reconnectMax < reconnectMin {
-            throw ConfigValueError(key: "reconnect_max", "must be at least reconnect_min (\(reconnectMin)), found \(reconnectMax)")
         }
     }
 
@@ -120,8 +78,6 @@ public struct MQTTSourceConfiguration: DeclaredConfiguration {
         guard parts.count == 2, let i = Int(parts[0]), let n = Int(parts[1]), n >= 1, i >= 0, i < n else { return nil }
         return (i, n)
     }
-
-    var effectivePort: Int { port != 0 ? port : (tlsCAFile.isEmpty ? 1883 : 8883) }
 
     /// The filters as subscribed: with a share group, `$share/<group>/<filter>`.
     var subscriptionFilters: [String] { subscribe.map { shareGroup.isEmpty ? $0 : "$share/\(shareGroup)/\($0)" } }

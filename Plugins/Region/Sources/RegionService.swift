@@ -22,7 +22,8 @@ import Logging
 /// the commands are shared; each device (the fix topic's last segment) has its own states,
 /// pending runs and dwell; events go to `region.<kind>.<id>.<device>` with `device` in the
 /// payload.
-public struct RegionService: CommandableService, DeviceKeyedService, KeyedStatefulService, ImportsEarlierStateStore, FileFedService {
+public struct RegionService: CommandableService, DeviceKeyedService, KeyedStatefulService, ImportsEarlierStateStore, FileFedService,
+    DefinitionPublishingService {
     public let id: String
     public private(set) var configuration: RegionConfiguration
     let logger: Logger
@@ -366,9 +367,9 @@ public struct RegionService: CommandableService, DeviceKeyedService, KeyedStatef
 
     // MARK: - Definitions on the bus
 
-    /// Publishes the conditions' definitions whatever the config says: `locus view` draws the
-    /// fences of a config written without `publish_conditions`.
-    public mutating func enableConditionPublishing() { configuration.publishConditions = true }
+    /// Publishes the conditions' definitions whatever the config says (`DefinitionPublishingService`):
+    /// `locus view` draws the fences of a config written without `publish_conditions`.
+    public mutating func publishDefinitions() { configuration.publishConditions = true }
 
     /// With `publish_conditions`, the first message (or command) after a start announces every
     /// condition subscribers have not been told of (all of them on the first start; after a

@@ -24,8 +24,8 @@ public final class ZAPHandler: @unchecked Sendable {
     private var domains: [String: AuthorizedKeys] = [:]
     private var stats = ZAPStatistics()
     private var loggedUnknown = Set<CurveKey>()
-    private let stopFlag = StopFlag()
-    private var thread: WorkerThread?
+    private let worker = SocketWorker(thread: "locus-zap", for: "the ZAP handler")
+    private var stopFlag: StopFlag { worker.stopFlag }
 
     public init(context: ZMQContext, logger: Logger) {
         self.context = context
@@ -43,8 +43,7 @@ public final class ZAPHandler: @unchecked Sendable {
     /// Binds the handler's socket and starts answering. Throws if the context already has a
     /// handler (only one may bind the address).
     public func start() throws {
-        let startup = StartupResult()
-        let thread = WorkerThread(name: "locus-zap") { [self] in
+        try worker.start { [self] startup in
             let socket: ZMQSocket
             do {
                 socket = try ZMQSocket(context: context, type: .rep)
@@ -60,22 +59,10 @@ public final class ZAPHandler: @unchecked Sendable {
             context.markZAPHandler(false)
             socket.close()
         }
-        thread.start()
-        do {
-            try startup.wait()
-        } catch {
-            thread.join()
-            throw error
-        }
-        lock.withLock { self.thread = thread }
     }
 
     /// Stops answering within ~100 ms. Idempotent.
-    public func stop() {
-        guard let thread = lock.withLock({ () -> WorkerThread? in defer { self.thread = nil }; return self.thread }) else { return }
-        stopFlag.set()
-        thread.join()
-    }
+    public func stop() { worker.stop() }
 
     /// Connections accepted per client name, and refusals.
     public var statistics: ZAPStatistics { lock.withLock { stats } }

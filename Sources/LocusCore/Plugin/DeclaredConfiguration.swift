@@ -26,6 +26,7 @@ extension DeclaredConfiguration {
         }
         if errors.count == 1 { throw errors[0] }
         if errors.count > 1 { throw SettingErrors(errors: errors) }
+        for group in DeclaredSettings.groups(of: self) { try group.validate() }
         try validate()
     }
 
@@ -45,8 +46,21 @@ public struct SettingErrors: Error, @unchecked Sendable {
 }
 
 enum DeclaredSettings {
-    /// The `@Setting`s of `configuration`, in declaration order.
+    /// The `@Setting`s of `configuration`, in declaration order, those of its `SettingGroup`s
+    /// where the group stands.
     static func of(_ configuration: Any) -> [any AnySetting] {
-        Mirror(reflecting: configuration).children.compactMap { $0.value as? any AnySetting }
+        Mirror(reflecting: configuration).children.flatMap { child -> [any AnySetting] in
+            if let setting = child.value as? any AnySetting { return [setting] }
+            if let group = child.value as? any SettingGroup { return of(group) }
+            return []
+        }
+    }
+
+    /// The `SettingGroup`s of `configuration` (and of its groups), in declaration order.
+    static func groups(of configuration: Any) -> [any SettingGroup] {
+        Mirror(reflecting: configuration).children.flatMap { child -> [any SettingGroup] in
+            guard let group = child.value as? any SettingGroup else { return [] }
+            return [group] + groups(of: group)
+        }
     }
 }

@@ -26,7 +26,7 @@ public struct HTTPAddress: Sendable, Equatable {
         guard HostAddress.isValidHost(host), !bracketed || host.contains(":") else {
             return .failure(HTTPAddressError("'\(host)' in '\(text)' is not a host name or an IP address; \(example)"))
         }
-        guard let port = Int(portText), (1...65535).contains(port) else {
+        guard let port = HostAddress.port(portText) else {
             return .failure(HTTPAddressError("'\(text)': the port must be 1 to 65535; \(example)"))
         }
         return .success(HTTPAddress(host: String(host), port: port))

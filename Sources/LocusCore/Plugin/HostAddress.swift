@@ -17,6 +17,14 @@ public enum HostAddress {
         return (text[..<colon], text[text.index(after: colon)...], false)
     }
 
+    /// A port number as written in an address: 1 to 5 ASCII digits, 1 to 65535 (no sign, no
+    /// spaces, not `*`: callers that take a wildcard say so).
+    public static func port(_ text: Substring) -> Int? {
+        guard !text.isEmpty, text.utf8.count <= 5, text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }),
+              let p = Int(text), (1...65535).contains(p) else { return nil }
+        return p
+    }
+
     /// A host name (letters, digits, '-', '_', labels joined by dots), an IPv4 address in dotted
     /// quad, or an IPv6 address (without brackets). Not `*`: callers that take a wildcard say so.
     public static func isValidHost(_ host: Substring) -> Bool {

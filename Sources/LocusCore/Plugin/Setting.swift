@@ -60,6 +60,11 @@ final class SettingBox<Value: Sendable>: @unchecked Sendable {
     init(_ value: Value?) { self.value = value }
 }
 
+/// Two settings are equal when their values are (name, doc and check are the declaration's).
+extension Setting: Equatable where Value: Equatable {
+    public static func == (a: Setting, b: Setting) -> Bool { a.box.value == b.box.value }
+}
+
 /// What `DeclaredConfiguration` sees of each `@Setting`, whatever its value type.
 protocol AnySetting {
     var configKey: ConfigKey { get }

@@ -16,9 +16,9 @@ final class CatchupServer: @unchecked Sendable {
     private let hub: Hub
     private let journal: EventJournal
     private let logger: Logger
-    private let stopFlag = StopFlag()
-    private var thread: Thread?
-    private let done = DispatchSemaphore(value: 0)
+    private let worker = SocketWorker(thread: "locus-catchup", for: "the catch-up server")
+    private var stopFlag: StopFlag { worker.stopFlag }
+    /// Guards `served`.
     private let lock = NSLock()
     private var served = CatchupStatistics()
 
@@ -38,30 +38,13 @@ final class CatchupServer: @unchecked Sendable {
 
     /// Binds every endpoint (throwing a `ZMQError` naming the one that failed) and starts serving.
     func start() throws {
-        let ready = DispatchSemaphore(value: 0)
-        let failure = FailureBox()
-        let thread = Thread { [self] in
-            self.run(ready: ready, failure: failure)
-            self.done.signal()
-        }
-        thread.name = "locus-catchup"
-        thread.start()
-        ready.wait()
-        if let error = failure.error {
-            done.wait()
-            throw error
-        }
-        self.thread = thread
+        try worker.start { [self] startup in run(startup: startup) }
     }
 
     /// Stops serving within ~100 ms and closes the socket. Idempotent.
-    func stop() {
-        guard let _ = lock.withLock({ () -> Thread? in defer { thread = nil }; return thread }) else { return }
-        stopFlag.set()
-        done.wait()
-    }
+    func stop() { worker.stop() }
 
-    private func run(ready: DispatchSemaphore, failure: FailureBox) {
+    private func run(startup: StartupResult) {
         let socket: ZMQSocket
         var ipcFiles: [String] = []
         do {
@@ -73,11 +56,10 @@ final class CatchupServer: @unchecked Sendable {
                 if let path = try? Endpoint.validate(endpoint).ipcFilePath { ipcFiles.append(path) }
             }
         } catch {
-            failure.error = error
-            ready.signal()
+            startup.report(error)
             return
         }
-        ready.signal()
+        startup.report(nil)
         let reader = JournalReader(directory: journal.directory)
         let snapshot = ConditionSnapshot(path: journal.directory + "/snapshot.jsonl")
         if snapshot.unreadableLines > 0 {
@@ -202,8 +184,4 @@ struct PositionCache {
     }
 
     func position(for index: UInt64) -> JournalPosition? { byIndex[index] }
-}
-
-private final class FailureBox: @unchecked Sendable {
-    var error: Error?
 }

@@ -209,7 +209,7 @@ final class ConfigLoadSession {
         var hub = HubSettings.defaults(environment: loader.environment)
         if let hubSection = sections["hub"] { hub = parseHub(hubSection.value, defaults: hub) }
         stateDirectory = hub.stateDirectory
-        maxMessageBytes = hub.maxMessageBytes
+        maxMessageBytes = hub.limits.maxMessageBytes
         journal = hub.journal.map {
             JournalLocation(directory: hub.stateDirectory + "/journal", topics: $0.topics, exclude: $0.exclude)
         }

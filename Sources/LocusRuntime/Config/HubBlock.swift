@@ -18,13 +18,9 @@ struct HubBlock: DeclaredConfiguration {
     @Setting("control", "The one endpoint of the control socket (locus ctl).", default: "ipc://<runtime dir>/control.sock")
     var control: ControlEndpoint? = nil
 
-    @Setting("max_message_bytes", "Largest body the hub forwards; larger ones are dropped and counted as too_large.",
-             check: .bytes(HubSettings.maxMessageBytesRange))
-    var maxMessageBytes: Int = HubSettings.defaultMaxMessageBytes
-
-    @Setting("high_water_mark", "Messages ZeroMQ queues per connection on each side of the hub; 0 = unlimited.",
-             check: SettingCheck { $0 >= 0 ? nil : "must be 0 (unlimited) or more, found \($0)" })
-    var highWaterMark: Int = HubSettings.defaultHighWaterMark
+    /// max_message_bytes, high_water_mark, validate_payloads, ingest_rate_per_client and the
+    /// four subscription limits: the hub's own keys, declared where the hub takes them.
+    var limits = HubLimits()
 
     @Setting("subscription_buffer", "Messages each in-process service or sink subscription holds for its plugin. Sources reading files wait for a plugin that falls behind; live sources' messages past this are dropped and counted (slow_consumer).",
              check: .within(16...10_000_000))
@@ -66,40 +62,13 @@ struct HubBlock: DeclaredConfiguration {
              check: .topicPrefixes())
     var externalTopics: [String] = []
 
-    @Setting("validate_payloads", "Also decode payloads at the hub and drop those wrong for their type (bad_payload); about 4x the hub's CPU.")
-    var validatePayloads: Bool = false
-
     @Setting("state_directory", "Where plugins keep state across restarts; relative to the config file.",
              default: "$LOCUS_STATE_DIR, else $STATE_DIRECTORY, else $XDG_STATE_HOME/locus, else ~/.local/state/locus",
              check: SettingCheck { $0?.isEmpty == true ? "must not be empty" : nil })
     var stateDirectory: String? = nil
 
-    @Setting("control_max_request_bytes", "Largest control request answered; larger ones get a too_large error reply.",
-             check: .bytes(HubSettings.controlMaxRequestBytesRange))
-    var controlMaxRequestBytes: Int = ControlServer.defaultMaxRequestBytes
-
-    @Setting("control_requests_per_second", "Control requests one client connection may send per second on average (bursts of twice that); more get a rate_limited error reply. 0 = no limit.",
-             check: .within(0...1_000_000))
-    var controlRequestsPerSecond: Double = ControlServer.defaultRequestsPerSecond
-
-    @Setting("ingest_rate_per_client", "Messages per second one outside publisher connection may send on average (bursts of twice that); more are dropped and counted as rate_limit. 0 = no limit (ZeroMQ's high-water mark still makes a fast publisher wait).",
-             check: .within(0...100_000_000))
-    var ingestRatePerClient: Double = 0
-
-    @Setting("max_subscriptions_per_client", "Distinct topic prefixes one outside subscriber connection may hold; more are refused (subscription_limit).",
-             check: .within(1...10_000_000))
-    var maxSubscriptionsPerClient: Int = SubscriptionLimits.defaultPerClient
-
-    @Setting("max_subscriptions", "Distinct prefixes all outside subscribers together may hold.", check: .within(1...10_000_000))
-    var maxSubscriptions: Int = SubscriptionLimits.defaultTotal
-
-    // At least one subscription of the longest topic (255 bytes and a dot).
-    @Setting("max_subscription_bytes_per_client", "Total length of the prefixes one outside subscriber connection may hold.",
-             check: .bytes(256...(1 << 30)))
-    var maxSubscriptionBytesPerClient: Int = SubscriptionLimits.defaultPerClientBytes
-
-    @Setting("max_subscription_bytes", "Total length of the prefixes all outside subscribers together may hold.", check: .bytes(256...(1 << 30)))
-    var maxSubscriptionBytes: Int = SubscriptionLimits.defaultTotalBytes
+    /// control_max_request_bytes and control_requests_per_second, as the control server takes them.
+    var controlLimits = ControlLimits()
 
     @Setting("metrics", "host:port to serve Prometheus metrics on over HTTP (GET /metrics); off unless set. Keep it on loopback unless the network is trusted: the counters name every plugin.",
              default: "off")
@@ -127,20 +96,14 @@ struct HubBlock: DeclaredConfiguration {
         hub.curve = curve
         hub.journal = journal ? JournalSettings(topics: journalTopics, exclude: journalExclude, maxBytes: Int64(journalMaxBytes),
                                                 maxAge: journalMaxAge, segmentBytes: Int64(journalSegmentBytes)) : nil
-        hub.maxMessageBytes = maxMessageBytes
-        hub.highWaterMark = highWaterMark
+        hub.limits = limits
         hub.subscriptionBuffer = subscriptionBuffer
         hub.statusInterval = statusInterval
         hub.metrics = metrics?.address
         hub.tickInterval = tickInterval
         hub.externalTopics = externalTopics
-        hub.validatePayloads = validatePayloads
         if let stateDirectory { hub.stateDirectory = stateDirectory.hasPrefix("/") ? stateDirectory : directory + "/" + stateDirectory }
-        hub.controlMaxRequestBytes = controlMaxRequestBytes
-        hub.controlRequestsPerSecond = controlRequestsPerSecond
-        hub.ingestRatePerClient = ingestRatePerClient
-        hub.subscriptionLimits = SubscriptionLimits(perClient: maxSubscriptionsPerClient, total: maxSubscriptions,
-                                                    perClientBytes: maxSubscriptionBytesPerClient, totalBytes: maxSubscriptionBytes)
+        hub.controlLimits = controlLimits
         return hub
     }
 }

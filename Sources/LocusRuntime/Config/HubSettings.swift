@@ -15,17 +15,10 @@ public struct HubSettings: Sendable, Equatable {
     public var catchup: [String]
     /// What the journal takes and keeps; nil = no journal (and no catch-up socket).
     public var journal: JournalSettings? = JournalSettings()
-    public var maxMessageBytes: Int
-    /// Subscriptions outside subscribers may hold, per connection and in all.
-    public var subscriptionLimits = SubscriptionLimits()
-    /// Largest control request answered (`locus ctl`); larger ones get an error reply.
-    public var controlMaxRequestBytes = ControlServer.defaultMaxRequestBytes
-    /// Control requests per second one client connection may send (0: no limit).
-    public var controlRequestsPerSecond = ControlServer.defaultRequestsPerSecond
-    /// Messages per second one outside publisher connection may send (0: no limit).
-    public var ingestRatePerClient = 0.0
-    /// ZeroMQ high-water mark for the hub's sockets; 0 = unlimited.
-    public var highWaterMark: Int
+    /// The hub's own keys, as `HubBlock` declares them and the hub takes them.
+    public var limits = HubLimits()
+    /// The control socket's request size and rate, as the control server takes them.
+    public var controlLimits = ControlLimits()
     /// Messages each in-process subscription (a service's or sink's) holds for its plugin;
     /// past it a live source's messages are dropped and counted (`slow_consumer`).
     public var subscriptionBuffer = HubSettings.defaultSubscriptionBuffer
@@ -37,10 +30,6 @@ public struct HubSettings: Sendable, Equatable {
     public var tickInterval: Double
     /// Topic prefixes outside publishers produce, so subscriptions to them validate.
     public var externalTopics: [String]
-    /// Decode every payload at the hub and drop those that do not match their type
-    /// (`bad_payload`). Off by default: it costs about four times the hub's CPU per message;
-    /// in-process subscribers refuse such payloads anyway.
-    public var validatePayloads = false
     /// Where plugins keep state across restarts (the region service's database, …).
     public var stateDirectory: String
     /// Endpoints bound with CURVE (of any of the lists), and their key files.
@@ -61,8 +50,6 @@ public struct HubSettings: Sendable, Equatable {
         return all.compactMap { e in (try? Endpoint.validate(e).ipcFilePath).flatMap { $0 }.map { ($0, groups[e]) } }
     }
 
-    public static let defaultMaxMessageBytes = PluginSetup.defaultMaxMessageBytes
-    public static let defaultHighWaterMark = 100_000
     public static let defaultTickInterval = 1.0
     public static let defaultSubscriptionBuffer = 100_000
     public static let defaultStatusInterval = 10.0
@@ -72,16 +59,12 @@ public struct HubSettings: Sendable, Equatable {
     /// before sources reading files wait for it: well inside both its buffer and ZeroMQ's queue.
     public var deliveryWindow: UInt64 {
         var w = min(4096, subscriptionBuffer / 4)
-        if highWaterMark > 0 { w = min(w, highWaterMark / 2) }
+        if limits.highWaterMark > 0 { w = min(w, limits.highWaterMark / 2) }
         return UInt64(max(2, w))
     }
-    public static let maxMessageBytesRange = 1024...(64 * 1024 * 1024)
     public static let tickIntervalRange = 0.01...3600.0
-    public static let controlMaxRequestBytesRange = 1024...(64 * 1024 * 1024)
 
     public init(ingest: [String], publish: [String], control: String, catchup: [String] = [],
-                maxMessageBytes: Int = HubSettings.defaultMaxMessageBytes,
-                highWaterMark: Int = HubSettings.defaultHighWaterMark,
                 tickInterval: Double = HubSettings.defaultTickInterval,
                 externalTopics: [String] = [], stateDirectory: String = RuntimePaths.stateDirectory()) {
         self.stateDirectory = stateDirectory
@@ -89,8 +72,6 @@ public struct HubSettings: Sendable, Equatable {
         self.publish = publish
         self.control = control
         self.catchup = catchup
-        self.maxMessageBytes = maxMessageBytes
-        self.highWaterMark = highWaterMark
         self.tickInterval = tickInterval
         self.externalTopics = externalTopics
     }
@@ -157,84 +138,23 @@ public enum RuntimePaths {
     }
 }
 
-/// Endpoint checks for `hub:`, with messages saying what is expected. Anything accepted here is
-/// also accepted by the hub (`LocusBus.Endpoint.validate`), which is consulted last.
+/// Endpoint checks for `hub:`: the hub's own parser (`Endpoint.validate`), and one rule of the
+/// configuration's own.
 enum ConfigEndpoint {
-    /// Longest ipc path ZeroMQ can bind (sun_path is 108 bytes including the terminating zero).
-    static let maxIPCPathBytes = 107
-
     /// nil if `endpoint` is usable; otherwise what is wrong and what is expected.
     static func problem(_ endpoint: String) -> String? {
-        if let own = ownProblem(endpoint) { return own }
         do {
-            _ = try Endpoint.validate(endpoint)
+            // A bind may pick its port, but nobody could then find it: a configured socket is
+            // for others to connect to.
+            if case .tcp(_, nil) = try Endpoint.validate(endpoint) {
+                return "port '*' in '\(endpoint)' lets the system pick a port nobody can find; expected a fixed port number from 1 to 65535"
+            }
+            return nil
+        } catch let error as EndpointError {
+            return "'\(endpoint)': \(error.reason)"
         } catch {
             return "\(error)"
         }
-        return nil
-    }
-
-    private static func ownProblem(_ endpoint: String) -> String? {
-        let expected = "expected inproc://name, ipc://path or tcp://host:port"
-        guard let schemeEnd = endpoint.range(of: "://") else {
-            return "'\(endpoint)' is not a ZeroMQ endpoint; \(expected)"
-        }
-        let scheme = endpoint[..<schemeEnd.lowerBound]
-        let rest = String(endpoint[schemeEnd.upperBound...])
-        switch scheme {
-        case "inproc":
-            return rest.isEmpty ? "'\(endpoint)' has no name; expected inproc://name" : nil
-        case "ipc":
-            if rest.isEmpty { return "'\(endpoint)' has no path; expected ipc:///path/to/socket" }
-            if rest.utf8.count > maxIPCPathBytes {
-                return "the ipc path in '\(endpoint)' is \(rest.utf8.count) bytes; the limit is \(maxIPCPathBytes) (use a shorter directory, e.g. set LOCUS_RUNTIME_DIR)"
-            }
-            return nil
-        case "tcp":
-            return tcpProblem(endpoint, rest)
-        default:
-            return "unsupported scheme '\(scheme)' in '\(endpoint)'; \(expected)"
-        }
-    }
-
-    private static func tcpProblem(_ endpoint: String, _ rest: String) -> String? {
-        let expected = "expected tcp://host:port with host '*', an IP address or a name, and port 1-65535"
-        let host: Substring
-        let portText: Substring
-        if rest.hasPrefix("[") {
-            guard let close = rest.firstIndex(of: "]") else { return "unclosed '[' in '\(endpoint)'; \(expected)" }
-            host = rest[rest.index(after: rest.startIndex)..<close]
-            let after = rest[rest.index(after: close)...]
-            guard after.hasPrefix(":") else { return "missing port in '\(endpoint)'; \(expected)" }
-            portText = after.dropFirst()
-            guard !host.isEmpty, host.allSatisfy({ $0.isHexDigit || $0 == ":" || $0 == "." }) else {
-                return "'\(host)' is not an IPv6 address in '\(endpoint)'; \(expected)"
-            }
-        } else {
-            guard let colon = rest.lastIndex(of: ":") else { return "missing port in '\(endpoint)'; \(expected)" }
-            host = rest[..<colon]
-            portText = rest[rest.index(after: colon)...]
-            guard isValidHost(host) else {
-                return host.isEmpty ? "missing host in '\(endpoint)'; \(expected)"
-                    : "'\(host)' is not a host name or address in '\(endpoint)'; \(expected)"
-            }
-        }
-        guard !portText.isEmpty else { return "missing port in '\(endpoint)'; \(expected)" }
-        if portText == "*" {
-            return "port '*' in '\(endpoint)' lets the system pick a port nobody can find; expected a fixed port number from 1 to 65535"
-        }
-        guard portText.allSatisfy({ $0.isASCII && $0.isNumber }) else {
-            return "port '\(portText)' in '\(endpoint)' is not a number; expected a port number from 1 to 65535"
-        }
-        guard let port = Int(portText), (1...65535).contains(port) else {
-            return "port \(portText) in '\(endpoint)' is out of range; expected a port number from 1 to 65535"
-        }
-        return nil
-    }
-
-    /// `*`, an IPv4 address, or a host/interface name of letters, digits, '-', '_' and '.'.
-    static func isValidHost(_ host: Substring) -> Bool {
-        host == "*" || (!host.contains(":") && HostAddress.isValidHost(host))
     }
 
     /// True for tcp endpoints whose host is loopback by `HostAddress.isLoopback`'s rule (literal

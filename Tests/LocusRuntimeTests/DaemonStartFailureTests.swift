@@ -1,0 +1,85 @@
+import Foundation
+import LocusBus
+import LocusCore
+import Logging
+import Testing
+@testable import LocusRuntime
+
+/// Issue 32 item 1: the daemon's bus parts are started in order and stopped in reverse by one
+/// teardown. A part that cannot start stops every part started before it: nothing stays bound,
+/// the journal is closed, and the same config starts once the endpoint is free.
+@Suite(.serialized) struct DaemonStartFailureTests {
+    static func daemon(_ directory: String, publishPort: Int, controlPort: Int) throws -> Daemon {
+        let yaml = """
+            hub:
+              ingest: ["ipc://\(directory)/ingest.sock"]
+              publish: ["tcp://127.0.0.1:\(publishPort)"]
+              control: "tcp://127.0.0.1:\(controlPort)"
+              catchup: ["ipc://\(directory)/catchup.sock"]
+              state_directory: "\(directory)/state"
+            log:
+              level: warning
+            """
+        var logger = Logger(label: "test.daemon")
+        logger.logLevel = .critical
+        let loader = ConfigLoader(factories: CommandTestPlugins.factories, environment: ["LOCUS_RUNTIME_DIR": directory], logger: logger)
+        let configuration = try loader.load(text: yaml, file: "test.yaml", directory: directory)
+        return Daemon(configuration: configuration, registry: CommandTestPlugins.registry, logger: logger)
+    }
+
+    /// A tcp port nothing listens on now.
+    static func freePort(_ context: ZMQContext) throws -> Int {
+        let probe = try ZMQSocket(context: context, type: .rep)
+        defer { probe.close() }
+        try probe.bind("tcp://127.0.0.1:*")
+        return Int(try probe.lastEndpoint.split(separator: ":").last.map(String.init) ?? "") ?? 0
+    }
+
+    @Test func aControlSocketThatCannotBindStopsTheHubTheCatchupServerAndTheJournal() async throws {
+        let directory = "/tmp/lsf-\(UUID().uuidString.prefix(8).lowercased())"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let context = ZMQContext()
+        let publishPort = try Self.freePort(context)
+        // Another program holds the control port.
+        let squatter = try ZMQSocket(context: context, type: .rep)
+        try squatter.setOption(.linger(milliseconds: 0))
+        try squatter.bind("tcp://127.0.0.1:*")
+        let controlPort = Int(try squatter.lastEndpoint.split(separator: ":").last.map(String.init) ?? "") ?? 0
+
+        let failing = try Self.daemon(directory, publishPort: publishPort, controlPort: controlPort)
+        let error = await #expect(throws: (any Error).self) { try await failing.run(shutdownSignals: []) }
+        #expect("\(error.map { "\($0)" } ?? "")".contains("\(controlPort)"), "\(String(describing: error))")
+        // The parts started before the control socket are stopped: the hub's publish port is
+        // free, the ipc socket files are gone.
+        let probe = try ZMQSocket(context: context, type: .xpub)
+        try probe.setOption(.linger(milliseconds: 0))
+        try probe.bind("tcp://127.0.0.1:\(publishPort)")
+        probe.close()
+        for file in ["ingest.sock", "catchup.sock"] {
+            #expect(!FileManager.default.fileExists(atPath: directory + "/" + file), "\(file) left behind")
+        }
+
+        // With the port free, the same configuration runs and stops cleanly.
+        squatter.close()
+        let daemon = try Self.daemon(directory, publishPort: publishPort, controlPort: controlPort)
+        let task = Task { try await daemon.run(shutdownSignals: []) }
+        let control = "tcp://127.0.0.1:\(controlPort)"
+        var answered = false
+        for _ in 0 ..< 100 where !answered {
+            try await Task.sleep(nanoseconds: 50_000_000)
+            let body = ControlRequest(command: "status", arguments: [:]).encoded
+            answered = await withCheckedContinuation { (c: CheckedContinuation<Bool, Never>) in
+                Thread { c.resume(returning: (try? ControlClient.request(body, endpoint: control, timeout: 1)) != nil) }.start()
+            }
+        }
+        #expect(answered, "the second daemon did not answer on \(control)")
+        await daemon.shutdown()
+        try await task.value
+        // Stopped in reverse: nothing left bound here either.
+        let after = try ZMQSocket(context: context, type: .xpub)
+        try after.setOption(.linger(milliseconds: 0))
+        try after.bind("tcp://127.0.0.1:\(publishPort)")
+        after.close()
+    }
+}

@@ -2,9 +2,9 @@
 import Foundation
 import PackageDescription
 
-/// One target per folder under Plugins/, read from its `plugin.json`: the plugin type, the Swift
-/// module it builds and what that module needs besides LocusCore and Logging (targets of this
-/// package; `products`: `{"name", "package"}` of a package dependency). Adding a built-in
+/// One target per folder under Plugins/, read from its `plugin.json`: the plugin type and what its
+/// module needs besides LocusCore and Logging (targets of this package; `products`:
+/// `{"name", "package"}` of a package dependency). The module is `Locus<Folder>Plugin`. Adding a built-in
 /// plugin is its folder plus its factory in Sources/LocusPlugins/BuiltinPlugins.swift (a test
 /// names a folder that is missing there).
 struct PluginManifest: Decodable {
@@ -13,7 +13,6 @@ struct PluginManifest: Decodable {
         var package: String
     }
     var type: String
-    var module: String
     var dependencies: [String]
     var products: [Product]?
 }
@@ -24,9 +23,9 @@ let pluginTargets: [(name: String, folder: String, extra: [Target.Dependency])] 
         let file = pluginsDirectory.appendingPathComponent(folder).appendingPathComponent("plugin.json")
         guard let data = try? Data(contentsOf: file) else { return nil }
         guard let manifest = try? JSONDecoder().decode(PluginManifest.self, from: data) else {
-            fatalError("Plugins/\(folder)/plugin.json: expected {\"type\": …, \"module\": …, \"dependencies\": [...]}")
+            fatalError("Plugins/\(folder)/plugin.json: expected {\"type\": …, \"dependencies\": [...]}")
         }
-        return (manifest.module, folder, manifest.dependencies.map { .target(name: $0) }
+        return ("Locus\(folder)Plugin", folder, manifest.dependencies.map { .target(name: $0) }
                     + (manifest.products ?? []).map { .product(name: $0.name, package: $0.package) })
     }
 
@@ -37,7 +36,7 @@ let package = Package(
         .executable(name: "locus", targets: ["locus"]),
         // The whole command line as a library: a binary of your own with extra plugin types
         // (examples/plugin-package, docs/writing-plugins.md).
-        .library(name: "LocusDaemon", targets: ["LocusDaemon"]),
+        .library(name: "LocusCommandLine", targets: ["LocusCommandLine"]),
         .library(name: "LocusCore", targets: ["LocusCore"]),
         .library(name: "LocusBus", targets: ["LocusBus"]),
         .library(name: "LocusRuntime", targets: ["LocusRuntime"]),
@@ -112,15 +111,15 @@ let package = Package(
             dependencies: ["LocusCore"] + pluginTargets.map { .target(name: $0.name) }
         ),
         .target(
-            name: "LocusDaemon",
+            name: "LocusCommandLine",
             dependencies: [
-                "LocusCore", "LocusBus", "LocusRuntime", "LocusStore", "LocusPlugins", "LocusConsoleSink", "LocusFormats", "LocusBLE",
-                "LocusWeb", "LocusRegionService",
+                "LocusCore", "LocusBus", "LocusRuntime", "LocusStore", "LocusPlugins", "LocusConsolePlugin", "LocusFormats", "LocusBLE",
+                "LocusWebPlugin", "LocusRegionPlugin",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        .executableTarget(name: "locus", dependencies: ["LocusDaemon"]),
+        .executableTarget(name: "locus", dependencies: ["LocusCommandLine"]),
         .target(name: "LocusRegions", dependencies: ["LocusCore"]),
         .target(name: "LocusConditions", dependencies: ["LocusCore", .product(name: "Logging", package: "swift-log")]),
         .target(name: "LocusWebRequests", dependencies: ["LocusCore"]),
@@ -128,7 +127,7 @@ let package = Package(
         .target(name: "LocusStore", dependencies: ["LocusCore", .product(name: "GRDB", package: "GRDB.swift")]),
         .executableTarget(
             name: "locus-bench",
-            dependencies: ["LocusCore", "LocusBus", "LocusNMEA", "LocusRegions", "LocusBLE", "LocusBeaconService", "LocusStore",
+            dependencies: ["LocusCore", "LocusBus", "LocusNMEA", "LocusRegions", "LocusBLE", "LocusBeaconPlugin", "LocusStore",
                            .product(name: "GRDB", package: "GRDB.swift")],
             path: "Benchmarks/locus-bench"
         ),
@@ -153,12 +152,12 @@ let package = Package(
         ),
         .testTarget(
             name: "GpsdPluginTests",
-            dependencies: ["LocusGpsdSource", "LocusFormats", "LocusCore", "LocusTestKit", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["LocusGpsdPlugin", "LocusFormats", "LocusCore", "LocusTestKit", .product(name: "Logging", package: "swift-log")],
             resources: [.copy("Fixtures")]
         ),
         .testTarget(
             name: "NMEASerialTests",
-            dependencies: ["LocusNMEASerialSource", "LocusNMEA", "LocusCore", "LocusTestKit", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["LocusNMEASerialPlugin", "LocusNMEA", "LocusCore", "LocusTestKit", .product(name: "Logging", package: "swift-log")],
             resources: [.copy("Fixtures")]
         ),
         .testTarget(

@@ -58,8 +58,8 @@ let package = Package(
         ),
         .executableTarget(
             name: "LocusControlFuzz",
-            // LocusDaemon brings every built-in plugin, the region service among them.
-            dependencies: ["CLibFuzzer", .product(name: "LocusDaemon", package: "Locus"), .product(name: "LocusBus", package: "Locus")]
+            // LocusCommandLine brings every built-in plugin, the region service among them.
+            dependencies: ["CLibFuzzer", .product(name: "LocusCommandLine", package: "Locus"), .product(name: "LocusBus", package: "Locus")]
         ),
         .executableTarget(
             name: "LocusEnvelopeFuzz",
@@ -67,19 +67,19 @@ let package = Package(
         ),
         .executableTarget(
             name: "LocusStateFuzz",
-            // LocusDaemon brings every built-in plugin, the region service among them.
-            dependencies: ["CLibFuzzer", .product(name: "LocusDaemon", package: "Locus"), .product(name: "LocusCore", package: "Locus"),
+            // LocusCommandLine brings every built-in plugin, the region service among them.
+            dependencies: ["CLibFuzzer", .product(name: "LocusCommandLine", package: "Locus"), .product(name: "LocusCore", package: "Locus"),
                            .product(name: "LocusStore", package: "Locus"), .product(name: "LocusRuntime", package: "Locus")]
         ),
         .executableTarget(
             name: "LocusGeoJSONFuzz",
-            // LocusDaemon brings every built-in plugin, the region service among them.
-            dependencies: ["CLibFuzzer", .product(name: "LocusDaemon", package: "Locus"), .product(name: "LocusCore", package: "Locus")]
+            // LocusCommandLine brings every built-in plugin, the region service among them.
+            dependencies: ["CLibFuzzer", .product(name: "LocusCommandLine", package: "Locus"), .product(name: "LocusCore", package: "Locus")]
         ),
         .executableTarget(
             name: "LocusMQTTFuzz",
-            // LocusDaemon brings every built-in plugin, the mqtt one among them.
-            dependencies: ["CLibFuzzer", .product(name: "LocusDaemon", package: "Locus"), .product(name: "LocusCore", package: "Locus")]
+            // LocusCommandLine brings every built-in plugin, the mqtt one among them.
+            dependencies: ["CLibFuzzer", .product(name: "LocusCommandLine", package: "Locus"), .product(name: "LocusCore", package: "Locus")]
         ),
         .executableTarget(
             name: "LocusWebFuzz",
@@ -88,10 +88,10 @@ let package = Package(
         .target(name: "LocusWebFuzzSupport"),
         .executableTarget(
             name: "LocusWebHeadFuzz",
-            // LocusDaemon brings every built-in plugin, the web sink (LocusWeb) among them.
+            // LocusCommandLine brings every built-in plugin, the web sink (LocusWebPlugin) among them.
             dependencies: [
                 "CLibFuzzer", "LocusWebFuzzSupport",
-                .product(name: "LocusDaemon", package: "Locus"), .product(name: "LocusCore", package: "Locus"),
+                .product(name: "LocusCommandLine", package: "Locus"), .product(name: "LocusCore", package: "Locus"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ]
@@ -100,7 +100,7 @@ let package = Package(
             name: "LocusWebFrameFuzz",
             dependencies: [
                 "CLibFuzzer", "LocusWebFuzzSupport",
-                .product(name: "LocusDaemon", package: "Locus"),
+                .product(name: "LocusCommandLine", package: "Locus"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOWebSocket", package: "swift-nio"),
             ]

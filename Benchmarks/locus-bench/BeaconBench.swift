@@ -1,5 +1,5 @@
 import Foundation
-import LocusBeaconService
+import LocusBeaconPlugin
 import LocusCore
 
 /// The beacon service alone, in this process: `tools/beacon_sequence.py bench DIR` writes

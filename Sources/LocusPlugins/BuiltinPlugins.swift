@@ -1,19 +1,19 @@
-import LocusBeaconService
-import LocusBLESource
-import LocusConsoleSink
+import LocusBeaconPlugin
+import LocusBLEPlugin
+import LocusConsolePlugin
 import LocusCore
-import LocusExampleSpeedAlert
-import LocusExec
-import LocusFileSink
-import LocusGpsdSource
-import LocusMQTT
-import LocusNMEASerialSource
-import LocusRegionService
-import LocusReplay
-import LocusSignificantChangeService
-import LocusStandardService
-import LocusVisitsService
-import LocusWeb
+import LocusExampleSpeedAlertPlugin
+import LocusExecPlugin
+import LocusFilePlugin
+import LocusGpsdPlugin
+import LocusMQTTPlugin
+import LocusNMEASerialPlugin
+import LocusRegionPlugin
+import LocusReplayPlugin
+import LocusSignificantChangePlugin
+import LocusStandardPlugin
+import LocusVisitsPlugin
+import LocusWebPlugin
 
 /// Every plugin type built into Locus: the one list the runtime and `locus plugins` read.
 /// A new plugin folder under `Plugins/` (with its `plugin.json`, from which Package.swift makes

@@ -1,4 +1,4 @@
-import LocusDaemon
+import LocusCommandLine
 
 /// The `locus` binary: the command line with the built-in plugins. A binary with plugins of
 /// your own is the same three lines in your package (docs/writing-plugins.md).

@@ -19,11 +19,9 @@ import Testing
         for name in try fm.contentsOfDirectory(atPath: root + "/Sources") where !name.hasPrefix(".") {
             out[name] = root + "/Sources/" + name
         }
-        for folder in try fm.contentsOfDirectory(atPath: root + "/Plugins") {
-            let manifest = root + "/Plugins/\(folder)/plugin.json"
-            guard let data = fm.contents(atPath: manifest),
-                  let module = (try JSONSerialization.jsonObject(with: data) as? [String: Any])?["module"] as? String else { continue }
-            out[module] = root + "/Plugins/\(folder)/Sources"
+        // A plugin folder's module is Locus<Folder>Plugin (Package.swift).
+        for folder in try fm.contentsOfDirectory(atPath: root + "/Plugins") where fm.fileExists(atPath: root + "/Plugins/\(folder)/plugin.json") {
+            out["Locus\(folder)Plugin"] = root + "/Plugins/\(folder)/Sources"
         }
         out["locus-bench"] = root + "/Benchmarks/locus-bench"
         return out

@@ -1,6 +1,6 @@
 import Foundation
 import LocusCore
-@testable import LocusGpsdSource
+@testable import LocusGpsdPlugin
 import Testing
 
 /// Issue 30 item 13: the rule that flags fix dates gpsd got wrong (a GPS week 1024 weeks off).

@@ -1,7 +1,7 @@
 import Foundation
 import LocusCore
 import LocusFormats
-@testable import LocusGpsdSource
+@testable import LocusGpsdPlugin
 import Testing
 
 /// The requirement: gpsfake plays an NMEA log to a real gpsd, and the gpsd source

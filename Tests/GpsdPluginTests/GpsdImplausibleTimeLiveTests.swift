@@ -1,6 +1,6 @@
 import Foundation
 import LocusCore
-@testable import LocusGpsdSource
+@testable import LocusGpsdPlugin
 import Testing
 
 /// Issue 30 item 13: gpsd guesses the GPS week of `beidou-bd.log` (recorded on 2015-02-25, as

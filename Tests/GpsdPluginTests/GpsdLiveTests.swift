@@ -1,6 +1,6 @@
 import Foundation
 import LocusCore
-@testable import LocusGpsdSource
+@testable import LocusGpsdPlugin
 import Testing
 
 /// The source against a real gpsd, run by gpsfake (Debian package gpsd-clients) on a free port.

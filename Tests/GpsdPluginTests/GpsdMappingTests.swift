@@ -1,6 +1,6 @@
 import Foundation
 import LocusCore
-@testable import LocusGpsdSource
+@testable import LocusGpsdPlugin
 import LocusFormats
 import Testing
 

@@ -1,6 +1,6 @@
 import Foundation
 import LocusCore
-@testable import LocusGpsdSource
+@testable import LocusGpsdPlugin
 import Testing
 
 /// The source without a gpsd: status on failure, backoff, prompt shutdown.

@@ -2,8 +2,8 @@ import Foundation
 import LocusCore
 @testable import LocusRuntime
 @testable import LocusStore
-import LocusBeaconService
-import LocusRegionService
+import LocusBeaconPlugin
+import LocusRegionPlugin
 import Logging
 import Testing
 

@@ -1,6 +1,6 @@
 import Foundation
 import LocusCore
-@testable import LocusNMEASerialSource
+@testable import LocusNMEASerialPlugin
 import Testing
 #if canImport(Glibc)
 import Glibc

@@ -1,7 +1,7 @@
 import Foundation
 import LocusCore
 import LocusNMEA
-@testable import LocusNMEASerialSource
+@testable import LocusNMEASerialPlugin
 import Testing
 
 /// The source on a real pseudo-terminal made by socat (Debian package socat), fed with a gpsd

@@ -1,6 +1,6 @@
 import CSDBus
 import Foundation
-@testable import LocusBLESource
+@testable import LocusBLEPlugin
 import Testing
 
 /// `DBusMessage`'s reader and `DBusMessageWriter` on real sd-bus messages, without a bus daemon:

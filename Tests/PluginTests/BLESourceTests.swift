@@ -1,5 +1,5 @@
 import Foundation
-@testable import LocusBLESource
+@testable import LocusBLEPlugin
 import LocusCore
 import Testing
 

@@ -1,6 +1,6 @@
 import Foundation
 import LocusCore
-@testable import LocusBeaconService
+@testable import LocusBeaconPlugin
 import Testing
 
 /// Issue 17, item 3: AltBeacon ids as the Android Beacon Library writes them (id1 a UUID, id2 and

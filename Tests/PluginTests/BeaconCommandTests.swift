@@ -1,6 +1,6 @@
 import Foundation
 import LocusCore
-@testable import LocusBeaconService
+@testable import LocusBeaconPlugin
 import Testing
 
 /// `beacon.add|remove|list|record` on the service (the runtime's part is in EndToEndTests).

@@ -1,6 +1,6 @@
 import Foundation
 import LocusCore
-@testable import LocusBeaconService
+@testable import LocusBeaconPlugin
 import Testing
 
 @Suite struct BeaconConfigurationTests {

@@ -1,6 +1,6 @@
 import Foundation
 import LocusCore
-@testable import LocusBeaconService
+@testable import LocusBeaconPlugin
 import Testing
 
 /// `per_device: true`: one beacon service for many scanners (gateways of a fleet), each with its

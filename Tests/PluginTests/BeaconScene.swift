@@ -1,6 +1,6 @@
 import Foundation
 import LocusCore
-@testable import LocusBeaconService
+@testable import LocusBeaconPlugin
 
 /// Advertisements and ticks for the beacon service's tests, at seconds after
 /// `LocationScene.origin` (the same clock as the other services' tests).

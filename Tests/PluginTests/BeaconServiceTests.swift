@@ -1,6 +1,6 @@
 import Foundation
 import LocusCore
-@testable import LocusBeaconService
+@testable import LocusBeaconPlugin
 import Testing
 
 /// The beacon service in memory: monitoring, refinement, exit on event time, ranging.

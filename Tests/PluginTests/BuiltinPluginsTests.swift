@@ -7,7 +7,7 @@ import Testing
     static let pluginsDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Plugins").path
 
-    struct Manifest: Decodable { var type: String; var module: String; var dependencies: [String] }
+    struct Manifest: Decodable { var type: String; var dependencies: [String] }
 
     /// Plugin folder → its `plugin.json` (what Package.swift builds the folder's target from).
     static func manifests() throws -> [String: Manifest] {
@@ -25,7 +25,7 @@ import Testing
         let registered = Set(BuiltinPlugins.all.map(\.type))
         for (folder, manifest) in manifests.sorted(by: { $0.key < $1.key }) {
             #expect(registered.contains(manifest.type),
-                    "Plugins/\(folder) (type \(manifest.type)) is not in BuiltinPlugins.all: add `import \(manifest.module)` and its factory there")
+                    "Plugins/\(folder) (type \(manifest.type)) is not in BuiltinPlugins.all: add `import Locus\(folder)Plugin` and its factory there")
         }
         for type in registered.subtracting(manifests.values.map(\.type)) {
             Issue.record("BuiltinPlugins.all has \(type), which no Plugins/*/plugin.json declares")

@@ -1,6 +1,6 @@
 import Foundation
 import LocusCore
-import LocusFileSink
+import LocusFilePlugin
 import Testing
 
 @Suite struct FileSinkTests {

@@ -1,5 +1,5 @@
 import Testing
-@testable import LocusExec
+@testable import LocusExecPlugin
 
 @Suite struct LogLineLimiterTests {
     @Test func admitsABurstThenTheRateAndCountsTheRest() {

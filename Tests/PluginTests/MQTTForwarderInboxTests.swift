@@ -1,5 +1,5 @@
 import Foundation
-@testable import LocusMQTT
+@testable import LocusMQTTPlugin
 import Testing
 
 /// The forwarder's inbox signals a wake-up on a file descriptor as well, so the forwarder's wait

@@ -1,6 +1,6 @@
 import Foundation
 import LocusCore
-@testable import LocusMQTT
+@testable import LocusMQTTPlugin
 import LocusTestKit
 import Testing
 

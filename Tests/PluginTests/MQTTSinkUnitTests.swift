@@ -1,5 +1,5 @@
 import Foundation
-@testable import LocusMQTT
+@testable import LocusMQTTPlugin
 import Testing
 
 /// The `mqtt` sink's pure parts: which journal position is safe to save, how topics render,

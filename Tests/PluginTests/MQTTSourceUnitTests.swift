@@ -1,6 +1,6 @@
 import Foundation
 import LocusCore
-@testable import LocusMQTT
+@testable import LocusMQTTPlugin
 import Testing
 
 /// The `mqtt` source's reading of messages and its device table. Its run against a real broker

@@ -1,5 +1,5 @@
 import Foundation
-@testable import LocusMQTT
+@testable import LocusMQTTPlugin
 import Testing
 
 /// `format: owntracks`: each Locus event's OwnTracks form, field by field (units, the fields

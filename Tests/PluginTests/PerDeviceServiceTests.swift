@@ -1,7 +1,7 @@
 import Foundation
 import LocusCore
-import LocusStandardService
-import LocusVisitsService
+import LocusStandardPlugin
+import LocusVisitsPlugin
 import Testing
 
 /// `per_device: true` (issue 16, item 3): one service watching many devices gives each device

@@ -1,7 +1,7 @@
 import Foundation
 import LocusCore
 import LocusTestKit
-@testable import LocusRegionService
+@testable import LocusRegionPlugin
 import Testing
 
 @Suite struct RegionConfigurationTests {

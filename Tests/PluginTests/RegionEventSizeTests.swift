@@ -1,6 +1,6 @@
 import Foundation
 import LocusCore
-@testable import LocusRegionService
+@testable import LocusRegionPlugin
 import Testing
 
 /// Issue 29 item 3: `region add … properties=@300KB.json` was accepted, and every event of that

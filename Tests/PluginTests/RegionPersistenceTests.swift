@@ -1,6 +1,6 @@
 import Foundation
 import LocusCore
-@testable import LocusRegionService
+@testable import LocusRegionPlugin
 import LocusRegions
 import Testing
 

@@ -1,5 +1,5 @@
 import LocusCore
-@testable import LocusRegionService
+@testable import LocusRegionPlugin
 import LocusTestKit
 import Testing
 

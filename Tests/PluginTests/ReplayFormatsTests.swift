@@ -1,7 +1,7 @@
 import Foundation
 import LocusCore
 import LocusFormats
-@testable import LocusReplay
+@testable import LocusReplayPlugin
 import Testing
 
 /// The replay source on NMEA logs, gpsd JSON logs and GPX files (the fixtures of LocusFormatsTests).

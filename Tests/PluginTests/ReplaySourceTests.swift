@@ -1,6 +1,6 @@
 import Foundation
 import LocusCore
-import LocusReplay
+import LocusReplayPlugin
 import Testing
 
 @Suite struct ReplaySourceTests {

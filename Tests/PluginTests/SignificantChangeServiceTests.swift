@@ -1,6 +1,6 @@
 import Foundation
 import LocusCore
-import LocusSignificantChangeService
+import LocusSignificantChangePlugin
 import Testing
 
 private typealias S = LocationScene

@@ -1,5 +1,5 @@
 import LocusCore
-import LocusExampleSpeedAlert
+import LocusExampleSpeedAlertPlugin
 import LocusTestKit
 import Testing
 

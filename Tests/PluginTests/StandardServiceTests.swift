@@ -1,6 +1,6 @@
 import Foundation
 import LocusCore
-import LocusStandardService
+import LocusStandardPlugin
 import Testing
 
 private typealias S = LocationScene

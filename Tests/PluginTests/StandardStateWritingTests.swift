@@ -1,6 +1,6 @@
 import Foundation
 import LocusCore
-import LocusStandardService
+import LocusStandardPlugin
 import Testing
 
 /// The standard service writes its state itself (`JSONWritableState`, for speed): it must write

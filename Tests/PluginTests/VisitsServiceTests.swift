@@ -1,6 +1,6 @@
 import Foundation
 import LocusCore
-@testable import LocusVisitsService
+@testable import LocusVisitsPlugin
 import Testing
 
 /// The visits service fed in memory: positions are laid out in metres from one point with

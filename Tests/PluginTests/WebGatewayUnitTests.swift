@@ -1,6 +1,6 @@
 import Foundation
 import LocusCore
-@testable import LocusWeb
+@testable import LocusWebPlugin
 import LocusWebRequests
 import NIOCore
 import Testing

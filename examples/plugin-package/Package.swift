@@ -25,7 +25,7 @@ let package = Package(
         .target(name: "Odometer", dependencies: [.product(name: "LocusCore", package: locus)]),
         .executableTarget(
             name: "LocusWithOdometer",
-            dependencies: ["Odometer", .product(name: "LocusDaemon", package: locus)]
+            dependencies: ["Odometer", .product(name: "LocusCommandLine", package: locus)]
         ),
         .testTarget(
             name: "OdometerTests",

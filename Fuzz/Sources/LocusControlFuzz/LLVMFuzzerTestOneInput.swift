@@ -1,6 +1,6 @@
 import LocusBus
 import LocusCore
-import LocusRegionService
+import LocusRegionPlugin
 
 /// libFuzzer's per-input callback: the input as one control request (docs/protocol.md 8),
 /// through what the daemon does with it — the control socket's JSON text check, the request

@@ -1,5 +1,5 @@
 import LocusCore
-import LocusRegionService
+import LocusRegionPlugin
 
 /// libFuzzer's per-input callback: the input as the bytes of a region service's watched GeoJSON
 /// `file:` (the runtime reads them; `FileFedService`), handed over as the runtime does: at the

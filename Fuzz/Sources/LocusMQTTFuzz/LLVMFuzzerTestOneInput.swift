@@ -1,6 +1,6 @@
 import Foundation
 import LocusCore
-import LocusMQTT
+import LocusMQTTPlugin
 
 /// libFuzzer's per-input callback: the input as an MQTT message payload, as the `mqtt` source
 /// reads it (`IncomingLocation.read`, OwnTracks and Locus formats), and as an envelope the `mqtt`

@@ -1,6 +1,6 @@
-import LocusBeaconService
+import LocusBeaconPlugin
 import LocusCore
-import LocusRegionService
+import LocusRegionPlugin
 import LocusRuntime
 import LocusStore
 

@@ -1,4 +1,4 @@
-import LocusWeb
+import LocusWebPlugin
 import LocusWebFuzzSupport
 import NIOCore
 import NIOEmbedded

@@ -1,5 +1,5 @@
 import LocusCore
-import LocusWeb
+import LocusWebPlugin
 import LocusWebFuzzSupport
 import NIOCore
 import NIOEmbedded

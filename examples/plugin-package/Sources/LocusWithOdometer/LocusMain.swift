@@ -1,4 +1,4 @@
-import LocusDaemon
+import LocusCommandLine
 import Odometer
 
 /// `locus` with every built-in command and plugin type, plus `odometer`.

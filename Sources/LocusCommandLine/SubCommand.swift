@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import LocusBus
-import LocusConsoleSink
+import LocusConsolePlugin
 import LocusCore
 import LocusStore
 import Logging

@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import LocusCore
 import LocusRuntime
-import LocusWeb
+import LocusWebPlugin
 import Logging
 
 struct ViewCommand: AsyncParsableCommand {

@@ -8,7 +8,7 @@ import LocusPlugins
 /// `docs/writing-plugins.md`):
 ///
 /// ```swift
-/// import LocusDaemon
+/// import LocusCommandLine
 /// import MyPlugin
 /// @main struct Main {
 ///     static func main() async { await Locus.main(plugins: Locus.builtinPlugins + [MyPlugin.factory]) }

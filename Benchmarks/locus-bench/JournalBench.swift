@@ -22,7 +22,7 @@ enum JournalBench {
         let topics = (0..<1024).map { Array("region.enter.r\($0 % 10_000)".utf8) }
         let dir = directory + "/journal-bench-\(getpid())"
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let journal = try EventJournal(directory: dir, settings: JournalSettings(maxBytes: 1 << 40))
+        let journal = try EventJournal(directory: dir, settings: JournalSettings.with { $0.maxBytes = 1 << 40 })
         let c0 = ThreadCPU.snapshot()
         let t0 = now()
         for i in 0..<n {

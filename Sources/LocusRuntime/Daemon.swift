@@ -47,76 +47,23 @@ public final class Daemon: @unchecked Sendable {
     /// Runs until SIGTERM/SIGINT (or until `shutdownSignals` is empty and every service returns).
     public func run(shutdownSignals: [UnixSignal] = [.sigterm, .sigint]) async throws {
         let context = ZMQContext()
-        var hubConfig = HubConfiguration(
-            ingestEndpoints: configuration.hub.ingest,
-            publishEndpoints: configuration.hub.publish.filter { configuration.hub.restricted[$0] == nil },
-            limits: configuration.hub.limits)
-        hubConfig.outsidePublishers = Self.outsidePublisherPolicy(configuration)
-        // Private directories before anything is created in them; the sockets' groups are resolved now.
-        let socketGroups = try Self.prepareDirectories(configuration.hub)
-        // CURVE endpoints: keys read and the authentication handler serving before any bind.
-        let security = try EndpointSecurity.load(configuration.hub.curve)
-        hubConfig.curve = security.servers
-        let zap = security.isEmpty ? nil : ZAPHandler(context: context, logger: Logger(label: "locus.curve"))
-        for (domain, keys) in security.authorized { zap?.authorize(domain: domain, keys: keys) }
         // Started in order, stopped in reverse by one teardown: the "hub" service's at shutdown,
         // or this defer when anything fails before the group runs.
         let parts = StartedParts()
         defer { parts.stopAll() }
-        if let zap {
-            try zap.start()
-            parts.started(zap.stop)
-        }
-        let journal = try configuration.hub.journal.map { settings in
-            try EventJournal(directory: configuration.hub.stateDirectory + "/journal", settings: settings)
-        }
-        if let journal {
-            parts.started(journal.close)
-            let s = journal.statistics
-            if s.recoveredBytes > 0 {
-                logger.warning("cut a half-written record off the journal's end (a kill during a write, or a write that failed: such records were counted as journal.not_written when forwarded)",
-                               metadata: ["directory": "\(journal.directory)", "bytes": "\(s.recoveredBytes)"])
-            }
-            logger.info("journal open", metadata: ["directory": "\(journal.directory)", "bytes": "\(s.bytes)",
-                                                   "newest_index": "\(s.newestIndex.map(String.init) ?? "none")"])
-        }
-        let hub = Hub(configuration: hubConfig, registry: registry, context: context, logger: Logger(label: "locus.hub"),
-                      journal: journal)
-        try hub.start()
-        parts.started(hub.stop)
-        let catchup = journal.map { CatchupServer(endpoints: configuration.hub.catchup, curve: security.servers, context: context, hub: hub, journal: $0,
-                                                  logger: Logger(label: "locus.catchup")) }
-        if let catchup {
-            try catchup.start()
-            parts.started(catchup.stop)
-        }
-        let control = ControlServer(context: context, endpoint: configuration.hub.control, logger: Logger(label: "locus.control"),
-                                    limits: configuration.hub.controlLimits,
-                                    curve: security.servers[configuration.hub.control]) {
-            [commands] request in await commands.handle(request)
-        }
-        try control.start()
-        parts.started(control.stop)
-        let restricted = configuration.hub.restricted.sorted { $0.key < $1.key }.map { endpoint, policy in
-            RestrictedPublisher(endpoint: endpoint, topics: policy.topics, precision: policy.precision, curve: security.servers[endpoint],
-                                context: context, highWaterMark: configuration.hub.limits.highWaterMark, logger: Logger(label: "locus.hub"))
-        }
-        for r in restricted {
-            try r.start()
-            parts.started(r.stop)
-        }
-        for (path, gid) in socketGroups { try SocketGroup.apply(path: path, group: gid) }
-        let bus = HubAttachment(context: context, hub: hub, registry: registry,
+        let wired = try DaemonBus.start(configuration, registry: registry, context: context, commands: commands,
+                                        logger: logger, parts: parts)
+        let bus = HubAttachment(context: context, hub: wired.hub, registry: registry,
                                 highWaterMark: configuration.hub.limits.highWaterMark,
-                                subscriptionBuffer: configuration.hub.subscriptionBuffer, logger: logger)
+                                subscriptionBuffer: configuration.hub.runtime.subscriptionBuffer, logger: logger)
         let statusOutlet = try bus.makeOutlet(for: "locus")
         parts.started { statusOutlet.close() }
         let status = StatusBoard(publisher: EventPublisher(producer: "locus", outlet: statusOutlet),
                                  logger: Logger(label: "locus.status"))
         let started = StartedRunners()
         let gate = DeliveryGate(window: configuration.hub.deliveryWindow, logger: Logger(label: "locus.delivery"))
-        let reporter = DaemonReporter(hub: hub, control: control, status: status, runners: started, gate: gate,
-                                      journal: journal, catchup: catchup, zap: zap, restricted: restricted)
+        let reporter = DaemonReporter(hub: wired.hub, control: wired.control, status: status, runners: started, gate: gate,
+                                      journal: wired.journal, catchup: wired.catchup, zap: wired.zap, restricted: wired.restricted)
         registerCommands(reporter: reporter)
         // For plugins that serve HTTP themselves (the web sink's /metrics).
         DaemonMetrics.install(.init(contentType: MetricsExposition.contentType) { reporter.metrics() })
@@ -140,7 +87,7 @@ public final class Daemon: @unchecked Sendable {
                   successTerminationBehavior: .ignore, failureTerminationBehavior: .gracefullyShutdownGroup,
                   serviceName: "hub"),
         ]
-        services.append(.init(service: DropReportService(interval: configuration.hub.statusInterval, publisher: status.publisher,
+        services.append(.init(service: DropReportService(interval: configuration.hub.runtime.statusInterval, publisher: status.publisher,
                                                          logger: Logger(label: "locus.drops")) { reporter.report() },
                               successTerminationBehavior: .ignore, failureTerminationBehavior: .ignore, serviceName: "drops"))
         if let address = configuration.hub.metrics {
@@ -176,7 +123,7 @@ public final class Daemon: @unchecked Sendable {
         }
         if !clockDriven {
             let tickOutlet = try bus.makeOutlet(for: "clock")
-            let ticker = WallClockTicker(interval: configuration.hub.tickInterval,
+            let ticker = WallClockTicker(interval: configuration.hub.runtime.tickInterval,
                                          publisher: EventPublisher(producer: "clock", outlet: tickOutlet))
             services.append(.init(service: ClosingService(wrapping: ticker) { tickOutlet.close() },
                                   successTerminationBehavior: .ignore, failureTerminationBehavior: .ignore,

@@ -12,7 +12,7 @@ final class HubAttachment: BusAttachment, @unchecked Sendable {
     let logger: Logger
 
     init(context: ZMQContext, hub: Hub, registry: PayloadRegistry, highWaterMark: Int,
-         subscriptionBuffer: Int = HubSettings.defaultSubscriptionBuffer, logger: Logger) {
+         subscriptionBuffer: Int = RuntimeSettings().subscriptionBuffer, logger: Logger) {
         self.context = context
         self.hub = hub
         self.registry = registry

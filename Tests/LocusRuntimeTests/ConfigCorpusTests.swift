@@ -121,7 +121,7 @@ struct ConfigCorpusTests {
         let c = try ConfigFixtures.loader().load(path: path)
         #expect(c.hub.ingest == ["ipc:///tmp/locus-config-tests/ingest.sock"])
         #expect(c.hub.publish == ["ipc:///tmp/locus-config-tests/publish.sock", "tcp://*:5599"])
-        #expect(c.hub.externalTopics == ["region."])
+        #expect(c.hub.runtime.externalTopics == ["region."])
         #expect(c.hub.limits.subscriptions == SubscriptionLimits(perClient: 500, total: 5000, perClientBytes: 32768, totalBytes: 524_288))
         #expect(c.logLevel == .debug)
         #expect(c.plugins.map(\.id) == ["gps0", "speeding", "console", "archive"])

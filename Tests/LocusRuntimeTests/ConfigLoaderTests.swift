@@ -43,7 +43,7 @@ struct ConfigLoaderTests {
             #expect(c.hub.control == "ipc:///tmp/locus-t/control.sock")
             #expect(c.hub.limits.maxMessageBytes == 262_144)
             #expect(c.hub.limits.highWaterMark == 100_000)
-            #expect(c.hub.tickInterval == 1.0)
+            #expect(c.hub.runtime.tickInterval == 1.0)
             #expect(c.endpoints == RuntimePaths.defaultEndpoints(environment: Self.env))
             #expect(c.file == "t.yaml")
         }
@@ -66,8 +66,8 @@ struct ConfigLoaderTests {
         #expect(c.hub.publish == ["tcp://*:5556", "ipc:///run/p.sock"])
         #expect(c.hub.limits.maxMessageBytes == 1_048_576)
         #expect(c.hub.limits.highWaterMark == 0)
-        #expect(c.hub.tickInterval == 0.25)
-        #expect(c.hub.externalTopics == ["region.", "obs.fix.phone"])
+        #expect(c.hub.runtime.tickInterval == 0.25)
+        #expect(c.hub.runtime.externalTopics == ["region.", "obs.fix.phone"])
         #expect(c.logLevel == .debug)
         #expect(c.endpoints == HubEndpoints(ingest: "ipc:///tmp/locus-t/in.sock", publish: "tcp://127.0.0.1:5556",
                                             control: "tcp://127.0.0.1:5557", catchup: "ipc:///tmp/locus-t/catchup.sock"))

@@ -8,8 +8,8 @@ import LocusCore
     final class Journal {
         let dir = NSTemporaryDirectory() + "locus-catchup-" + UUID().uuidString
         let journal: EventJournal
-        init(segmentBytes: Int64 = 8 << 20) throws {
-            journal = try EventJournal(directory: dir, settings: JournalSettings(segmentBytes: segmentBytes))
+        init(segmentBytes: Int = 8 << 20) throws {
+            journal = try EventJournal(directory: dir, settings: JournalSettings.with { $0.segmentBytes = segmentBytes })
         }
         deinit { journal.close(); try? FileManager.default.removeItem(atPath: dir) }
 

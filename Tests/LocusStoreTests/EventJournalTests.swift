@@ -27,7 +27,7 @@ import Testing
     @Test func recordsComeBackInOrderAcrossSegmentsAndReopening() throws {
         let tmp = TemporaryDirectory()
         let dir = tmp.file("journal")
-        var j: EventJournal? = try EventJournal(directory: dir, settings: JournalSettings(segmentBytes: 64 << 10))
+        var j: EventJournal? = try EventJournal(directory: dir, settings: JournalSettings.with { $0.segmentBytes = 64 << 10 })
         for k in 1...3000 {
             Self.append(j!, "region.enter.fences.r\(k % 7)", Self.body("fences", UInt64(k)))
             if k % 10 == 0 { #expect(j!.commit()) }
@@ -35,7 +35,7 @@ import Testing
         j!.close()
         j = nil
         #expect(JournalSegments.list(dir).count > 3)
-        j = try EventJournal(directory: dir, settings: JournalSettings(segmentBytes: 64 << 10))
+        j = try EventJournal(directory: dir, settings: JournalSettings.with { $0.segmentBytes = 64 << 10 })
         Self.append(j!, "region.exit.fences.r1", Self.body("fences", 3001))
         #expect(j!.commit())
         let stats = j!.statistics
@@ -62,7 +62,7 @@ import Testing
     @Test func theReadBufferGrowsOnlyForBacklogsAndLargeRecords() throws {
         let tmp = TemporaryDirectory()
         let dir = tmp.file("journal")
-        let j = try EventJournal(directory: dir, settings: JournalSettings(segmentBytes: 64 << 20))
+        let j = try EventJournal(directory: dir, settings: JournalSettings.with { $0.segmentBytes = 64 << 20 })
         for k in 1...20 { Self.append(j, "region.enter.f.a", Self.body("f", UInt64(k))) }
         #expect(j.commit())
         let follower = JournalReader(directory: dir)
@@ -155,7 +155,7 @@ import Testing
 
     /// A journal of `count` records in 64 KiB segments, each committed, closed.
     static func closedJournal(_ dir: String, count: Int) throws -> [UInt64] {
-        let j = try EventJournal(directory: dir, settings: JournalSettings(segmentBytes: 64 << 10))
+        let j = try EventJournal(directory: dir, settings: JournalSettings.with { $0.segmentBytes = 64 << 10 })
         for k in 1...count { append(j, "region.enter.f.a", body("f", UInt64(k))); j.commit() }
         j.close()
         return JournalSegments.list(dir)
@@ -257,7 +257,7 @@ import Testing
         let tmp = TemporaryDirectory()
         let dir = tmp.file("journal")
         let clock = ManualClock(1_000_000)
-        let j = try EventJournal(directory: dir, settings: JournalSettings(maxBytes: 256 << 10, maxAge: 3600, segmentBytes: 64 << 10),
+        let j = try EventJournal(directory: dir, settings: JournalSettings.with { $0.maxBytes = 256 << 10; $0.maxAge = 3600; $0.segmentBytes = 64 << 10 },
                                  now: { clock.ms })
         for k in 1...5000 { Self.append(j, "region.enter.f.a", Self.body("f", UInt64(k))); j.commit() }
         let s = j.statistics
@@ -289,7 +289,7 @@ import Testing
     @Test func topicsAreMatchedByPrefixWithExclusionsFirst() {
         let s = JournalSettings()
         #expect(s.takes("region.enter.f.a") && s.takes("status.walk") && !s.takes("obs.fix.gps") && !s.takes("clock.tick"))
-        let only = JournalSettings(topics: ["region.", "beacon."], exclude: ["region.dwell."])
+        let only = JournalSettings.with { $0.topics = ["region.", "beacon."]; $0.exclude = ["region.dwell."] }
         #expect(only.takes("region.enter.f.a") && !only.takes("region.dwell.f.a") && !only.takes("location.update.here"))
     }
 

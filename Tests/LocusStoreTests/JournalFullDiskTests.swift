@@ -38,7 +38,7 @@ import Testing
         let filler = disk.path + "/filler"
         let clock = ManualClock(1_000_000)
         let dir = disk.path + "/journal"
-        let j = try EventJournal(directory: dir, settings: JournalSettings(segmentBytes: 32 << 10), now: { clock.ms })
+        let j = try EventJournal(directory: dir, settings: JournalSettings.with { $0.segmentBytes = 32 << 10 }, now: { clock.ms })
         FileManager.default.createFile(atPath: filler, contents: nil)
         let handle = try #require(FileHandle(forWritingAtPath: filler))
         let chunk = Data(repeating: 0x55, count: 4096)

@@ -576,7 +576,7 @@ final class ConfigLoadSession {
     private func validateTopics(_ built: [BuiltEntry], hub: HubSettings, checkMatches: Bool) {
         var produced = Self.runtimeTopics
         switch mode {
-        case .full: produced += hub.externalTopics
+        case .full: produced += hub.runtime.externalTopics
         case .servicesOnly: produced = Self.replayTopics + Self.runtimeTopics
         }
         for entry in built {

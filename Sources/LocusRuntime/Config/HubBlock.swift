@@ -22,45 +22,19 @@ struct HubBlock: DeclaredConfiguration {
     /// four subscription limits: the hub's own keys, declared where the hub takes them.
     var limits = HubLimits()
 
-    @Setting("subscription_buffer", "Messages each in-process service or sink subscription holds for its plugin. Sources reading files wait for a plugin that falls behind; live sources' messages past this are dropped and counted (slow_consumer).",
-             check: .within(16...10_000_000))
-    var subscriptionBuffer: Int = HubSettings.defaultSubscriptionBuffer
-
-    @Setting("status_interval", "Seconds between two status.drops events at most (one is published only when something was dropped).",
-             check: .within(HubSettings.statusIntervalRange, unit: "seconds"))
-    var statusInterval: Double = HubSettings.defaultStatusInterval
+    /// subscription_buffer, status_interval, tick_interval and external_topics, as the runtime reads them.
+    var runtime = RuntimeSettings()
 
     @Setting("journal", "Append service events to the journal in the state directory before they are published, and serve them on the catch-up socket (docs/protocol.md 13).")
     var journal: Bool = true
 
-    @Setting("journal_topics", "Topic prefixes the journal takes; empty = every topic not in journal_exclude.", check: .topicPrefixes())
-    var journalTopics: [String] = []
-
-    @Setting("journal_exclude", "Topic prefixes the journal never takes (raw observations and clock ticks by default).", check: .topicPrefixes())
-    var journalExclude: [String] = JournalSettings.defaultExclude
-
-    @Setting("journal_max_bytes", "Largest size of the journal; the oldest segments are deleted past it.",
-             check: .bytes((1 << 20)...(1 << 40)))
-    var journalMaxBytes: Int = Int(JournalSettings.defaultMaxBytes)
-
-    @Setting("journal_max_age", "Seconds a journal segment is kept after its last record.",
-             check: .within(60.0...(10 * 365 * 86_400.0), unit: "seconds"))
-    var journalMaxAge: Double = JournalSettings.defaultMaxAge
-
-    @Setting("journal_segment_bytes", "Size at which a journal segment file is closed and a new one started.",
-             check: .bytes((64 << 10)...(1 << 30)))
-    var journalSegmentBytes: Int = Int(JournalSettings.defaultSegmentBytes)
+    /// journal_topics, journal_exclude, journal_max_bytes, journal_max_age and
+    /// journal_segment_bytes, as the journal takes them.
+    var journalSettings = JournalSettings()
 
     @Setting("catchup", "Endpoints of the catch-up socket (one or a list), where subscribers that were away ask for what they missed.",
              default: "ipc://<runtime dir>/catchup.sock")
     var catchup: EndpointList? = nil
-
-    @Setting("tick_interval", "Seconds between wall-clock clock.tick messages.", check: .within(HubSettings.tickIntervalRange, unit: "seconds"))
-    var tickInterval: Double = HubSettings.defaultTickInterval
-
-    @Setting("external_topics", "Topic prefixes published by programs Locus does not start, so subscriptions to them pass locus check.",
-             check: .topicPrefixes())
-    var externalTopics: [String] = []
 
     @Setting("state_directory", "Where plugins keep state across restarts; relative to the config file.",
              default: "$LOCUS_STATE_DIR, else $STATE_DIRECTORY, else $XDG_STATE_HOME/locus, else ~/.local/state/locus",
@@ -94,14 +68,10 @@ struct HubBlock: DeclaredConfiguration {
             }
         }
         hub.curve = curve
-        hub.journal = journal ? JournalSettings(topics: journalTopics, exclude: journalExclude, maxBytes: Int64(journalMaxBytes),
-                                                maxAge: journalMaxAge, segmentBytes: Int64(journalSegmentBytes)) : nil
+        hub.journal = journal ? journalSettings : nil
         hub.limits = limits
-        hub.subscriptionBuffer = subscriptionBuffer
-        hub.statusInterval = statusInterval
+        hub.runtime = runtime
         hub.metrics = metrics?.address
-        hub.tickInterval = tickInterval
-        hub.externalTopics = externalTopics
         if let stateDirectory { hub.stateDirectory = stateDirectory.hasPrefix("/") ? stateDirectory : directory + "/" + stateDirectory }
         hub.controlLimits = controlLimits
         return hub

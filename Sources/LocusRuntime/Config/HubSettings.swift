@@ -19,17 +19,10 @@ public struct HubSettings: Sendable, Equatable {
     public var limits = HubLimits()
     /// The control socket's request size and rate, as the control server takes them.
     public var controlLimits = ControlLimits()
-    /// Messages each in-process subscription (a service's or sink's) holds for its plugin;
-    /// past it a live source's messages are dropped and counted (`slow_consumer`).
-    public var subscriptionBuffer = HubSettings.defaultSubscriptionBuffer
-    /// Seconds between two `status.drops` events at most.
-    public var statusInterval = HubSettings.defaultStatusInterval
+    /// Subscription buffers, drop report and tick intervals, outside topics.
+    public var runtime = RuntimeSettings()
     /// Where metrics are served over HTTP (`hub.metrics`); nil = not served.
     public var metrics: MetricsAddress?
-    /// Seconds between wall-clock ticks when no replay source drives the clock.
-    public var tickInterval: Double
-    /// Topic prefixes outside publishers produce, so subscriptions to them validate.
-    public var externalTopics: [String]
     /// Where plugins keep state across restarts (the region service's database, …).
     public var stateDirectory: String
     /// Endpoints bound with CURVE (of any of the lists), and their key files.
@@ -50,30 +43,21 @@ public struct HubSettings: Sendable, Equatable {
         return all.compactMap { e in (try? Endpoint.validate(e).ipcFilePath).flatMap { $0 }.map { ($0, groups[e]) } }
     }
 
-    public static let defaultTickInterval = 1.0
-    public static let defaultSubscriptionBuffer = 100_000
-    public static let defaultStatusInterval = 10.0
-    public static let statusIntervalRange = 0.1...86_400.0
-
     /// How far (in one producer's sequence numbers) an in-process subscriber may fall behind
     /// before sources reading files wait for it: well inside both its buffer and ZeroMQ's queue.
     public var deliveryWindow: UInt64 {
-        var w = min(4096, subscriptionBuffer / 4)
+        var w = min(4096, runtime.subscriptionBuffer / 4)
         if limits.highWaterMark > 0 { w = min(w, limits.highWaterMark / 2) }
         return UInt64(max(2, w))
     }
-    public static let tickIntervalRange = 0.01...3600.0
 
     public init(ingest: [String], publish: [String], control: String, catchup: [String] = [],
-                tickInterval: Double = HubSettings.defaultTickInterval,
-                externalTopics: [String] = [], stateDirectory: String = RuntimePaths.stateDirectory()) {
+                stateDirectory: String = RuntimePaths.stateDirectory()) {
         self.stateDirectory = stateDirectory
         self.ingest = ingest
         self.publish = publish
         self.control = control
         self.catchup = catchup
-        self.tickInterval = tickInterval
-        self.externalTopics = externalTopics
     }
 
     /// Defaults for an environment: ipc sockets in the runtime directory.

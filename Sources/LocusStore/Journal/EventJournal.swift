@@ -13,6 +13,8 @@ import Glibc
 public final class EventJournal: MessageJournal, @unchecked Sendable {
     public let directory: String
     public let settings: JournalSettings
+    /// `settings.segmentBytes`, read with every record.
+    private let segmentLimit: Int64
     private let matcher: JournalTopicMatcher
     private let now: @Sendable () -> Int64
     private let lock: StoreProcessLock
@@ -43,6 +45,7 @@ public final class EventJournal: MessageJournal, @unchecked Sendable {
                 now: @escaping @Sendable () -> Int64 = { Int64((Date().timeIntervalSince1970 * 1000).rounded(.down)) }) throws {
         self.directory = directory
         self.settings = settings
+        segmentLimit = Int64(settings.segmentBytes)
         self.matcher = JournalTopicMatcher(settings)
         self.now = now
         do {
@@ -117,7 +120,7 @@ public final class EventJournal: MessageJournal, @unchecked Sendable {
             stats.newestIndex = nextIndex - 1
             if stats.oldestIndex == nil { stats.oldestIndex = first; stats.oldestAppendedMs = segmentLastMs }
         }
-        if segmentSize >= settings.segmentBytes { roll() }
+        if segmentSize >= segmentLimit { roll() }
         return true
     }
 
@@ -277,7 +280,7 @@ public final class EventJournal: MessageJournal, @unchecked Sendable {
            Double(t - segmentLastMs) > settings.maxAge * 1000 { roll(); return }
         var total = statsLock.withLock { stats.bytes }
         while let oldest = closed.first,
-              total > settings.maxBytes || Double(t - oldest.lastMs) > settings.maxAge * 1000 {
+              total > Int64(settings.maxBytes) || Double(t - oldest.lastMs) > settings.maxAge * 1000 {
             let path = JournalSegments.path(directory, first: oldest.first)
             unlink(path)
             closed.removeFirst()

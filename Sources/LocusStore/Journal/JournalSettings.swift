@@ -1,32 +1,30 @@
 import LocusCore
 
-/// What the journal takes and keeps (`hub.journal_*`, docs/protocol.md 13.1).
-public struct JournalSettings: Sendable, Equatable {
-    /// Topic prefixes journaled; empty = every topic not excluded.
-    public var topics: [String]
-    /// Topic prefixes never journaled (checked first).
-    public var exclude: [String]
+/// What the journal takes and keeps (`hub.journal_*`, docs/protocol.md 13.1): the keys of
+/// `hub:` declared once, where the journal reads them (`HubBlock` holds this group).
+public struct JournalSettings: SettingGroup, Equatable {
+    @Setting("journal_topics", "Topic prefixes the journal takes; empty = every topic not in journal_exclude.", check: .topicPrefixes())
+    public var topics: [String] = []
+
+    /// Checked first.
+    @Setting("journal_exclude", "Topic prefixes the journal never takes (raw observations and clock ticks by default).", check: .topicPrefixes())
+    public var exclude: [String] = ["obs.", "clock."]
+
     /// Whole segments are deleted, oldest first, while the journal is larger than this.
-    public var maxBytes: Int64
+    @Setting("journal_max_bytes", "Largest size of the journal; the oldest segments are deleted past it.",
+             check: .bytes((1 << 20)...(1 << 40)))
+    public var maxBytes: Int = 256 << 20
+
     /// … or while their last record is older than this many seconds.
-    public var maxAge: Double
-    /// A segment is closed once it reaches this size.
-    public var segmentBytes: Int64
+    @Setting("journal_max_age", "Seconds a journal segment is kept after its last record.",
+             check: .within(60.0...(10 * 365 * 86_400.0), unit: "seconds"))
+    public var maxAge: Double = 7 * 86_400
 
-    public static let defaultExclude = ["obs.", "clock."]
-    public static let defaultMaxBytes: Int64 = 256 << 20
-    public static let defaultMaxAge = 7 * 86_400.0
-    public static let defaultSegmentBytes: Int64 = 8 << 20
+    @Setting("journal_segment_bytes", "Size at which a journal segment file is closed and a new one started.",
+             check: .bytes((64 << 10)...(1 << 30)))
+    public var segmentBytes: Int = 8 << 20
 
-    public init(topics: [String] = [], exclude: [String] = JournalSettings.defaultExclude,
-                maxBytes: Int64 = JournalSettings.defaultMaxBytes, maxAge: Double = JournalSettings.defaultMaxAge,
-                segmentBytes: Int64 = JournalSettings.defaultSegmentBytes) {
-        self.topics = topics
-        self.exclude = exclude
-        self.maxBytes = maxBytes
-        self.maxAge = maxAge
-        self.segmentBytes = segmentBytes
-    }
+    public init() {}
 
     /// True if `topic` is journaled under these settings.
     public func takes(_ topic: String) -> Bool {

@@ -199,59 +199,13 @@ public final class Daemon: @unchecked Sendable {
         }
     }
 
-    /// What outside publishers may not use: Locus's own topics (`status.`, `clock.`, `region.`),
-    /// every in-process service's topics, and the producer names of Locus and of every
-    /// in-process plugin. Sources' topics are not reserved (a replay's default is all of `obs.`,
-    /// and outside programs publishing `obs.fix.phone` next to it are a normal setup); their
-    /// ids are. `exec` plugins are outside publishers themselves, with topics and ids of their own.
-    static func outsidePublisherPolicy(_ configuration: LocusConfiguration) -> OutsidePublisherPolicy {
-        var topics = ["status.", "clock.", "region."]
-        var producers: Set<String> = ConfigLoader.reservedIDs
-        for plugin in configuration.plugins where plugin.type != "exec" {
-            producers.insert(plugin.id)
-            switch plugin.instance {
-            case .service(let s): topics += s.produces
-            case .source, .sink: break
-            }
-        }
-        var seen = Set<String>()
-        topics = topics.filter { !$0.isEmpty && seen.insert($0).inserted }
-        return OutsidePublisherPolicy(reservedTopics: topics, reservedProducers: producers,
-                                      allowedByEndpoint: configuration.hub.allowTopics, allowedByClient: configuration.hub.clientTopics)
-    }
-
-    /// The runtime directories (of every ipc socket) and the state directory, private
-    /// (`PrivateDirectory`); a directory holding a socket given to a group lets others pass
-    /// through (0711) to reach it. Returns every socket with its group (nil: owner only), to set
-    /// once bound.
-    static func prepareDirectories(_ hub: HubSettings, dryRun: Bool = false) throws -> [(String, gid_t?)] {
-        var groups: [(String, gid_t?)] = []
-        var directories: [String: PrivateDirectory.Access] = [:]
-        for socket in hub.ipcSockets {
-            let dir = (socket.path as NSString).deletingLastPathComponent
-            let abs = dir.isEmpty ? FileManager.default.currentDirectoryPath : dir
-            if let group = socket.group {
-                groups.append((socket.path, try SocketGroup.gid(group)))
-                directories[abs] = .traverse
-            } else {
-                groups.append((socket.path, nil))
-                if directories[abs] == nil { directories[abs] = .ownerOnly }
-            }
-        }
-        for (dir, access) in directories.sorted(by: { $0.key < $1.key }) {
-            try PrivateDirectory.prepare(dir, what: "runtime directory", access: access, dryRun: dryRun)
-        }
-        try PrivateDirectory.prepare(hub.stateDirectory, what: "state directory", access: .ownerOnly, dryRun: dryRun)
-        return groups
-    }
-
     /// What `run` would refuse before it starts anything, checked without changing anything:
     /// the runtime and state directories that exist (owner and mode), the socket groups, and
     /// every CURVE endpoint's secret key file (present, readable, a secret key, mode 600) and
     /// authorized_keys directory. `locus check` calls it, and `locus run` calls it first, so
     /// both refuse these with the same message and exit 2. Throws a `SecurityError`.
     public static func preflight(_ configuration: LocusConfiguration) throws {
-        _ = try prepareDirectories(configuration.hub, dryRun: true)
+        _ = try DaemonBus.prepareDirectories(configuration.hub, dryRun: true)
         _ = try EndpointSecurity.load(configuration.hub.curve)
     }
 

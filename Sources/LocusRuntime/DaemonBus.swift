@@ -24,9 +24,9 @@ struct DaemonBus {
             ingestEndpoints: configuration.hub.ingest,
             publishEndpoints: configuration.hub.publish.filter { configuration.hub.restricted[$0] == nil },
             limits: configuration.hub.limits)
-        hubConfig.outsidePublishers = Daemon.outsidePublisherPolicy(configuration)
+        hubConfig.outsidePublishers = outsidePublisherPolicy(configuration)
         // Private directories before anything is created in them; the sockets' groups are resolved now.
-        let socketGroups = try Daemon.prepareDirectories(configuration.hub)
+        let socketGroups = try prepareDirectories(configuration.hub)
         // CURVE endpoints: keys read and the authentication handler serving before any bind.
         let security = try EndpointSecurity.load(configuration.hub.curve)
         hubConfig.curve = security.servers
@@ -76,5 +76,51 @@ struct DaemonBus {
         }
         for (path, gid) in socketGroups { try SocketGroup.apply(path: path, group: gid) }
         return DaemonBus(zap: zap, journal: journal, hub: hub, catchup: catchup, control: control, restricted: restricted)
+    }
+
+    /// What outside publishers may not use: Locus's own topics (`status.`, `clock.`, `region.`),
+    /// every in-process service's topics, and the producer names of Locus and of every
+    /// in-process plugin. Sources' topics are not reserved (a replay's default is all of `obs.`,
+    /// and outside programs publishing `obs.fix.phone` next to it are a normal setup); their
+    /// ids are. `exec` plugins are outside publishers themselves, with topics and ids of their own.
+    static func outsidePublisherPolicy(_ configuration: LocusConfiguration) -> OutsidePublisherPolicy {
+        var topics = ["status.", "clock.", "region."]
+        var producers: Set<String> = ConfigLoader.reservedIDs
+        for plugin in configuration.plugins where plugin.type != "exec" {
+            producers.insert(plugin.id)
+            switch plugin.instance {
+            case .service(let s): topics += s.produces
+            case .source, .sink: break
+            }
+        }
+        var seen = Set<String>()
+        topics = topics.filter { !$0.isEmpty && seen.insert($0).inserted }
+        return OutsidePublisherPolicy(reservedTopics: topics, reservedProducers: producers,
+                                      allowedByEndpoint: configuration.hub.allowTopics, allowedByClient: configuration.hub.clientTopics)
+    }
+
+    /// The runtime directories (of every ipc socket) and the state directory, private
+    /// (`PrivateDirectory`); a directory holding a socket given to a group lets others pass
+    /// through (0711) to reach it. Returns every socket with its group (nil: owner only), to set
+    /// once bound.
+    static func prepareDirectories(_ hub: HubSettings, dryRun: Bool = false) throws -> [(String, gid_t?)] {
+        var groups: [(String, gid_t?)] = []
+        var directories: [String: PrivateDirectory.Access] = [:]
+        for socket in hub.ipcSockets {
+            let dir = (socket.path as NSString).deletingLastPathComponent
+            let abs = dir.isEmpty ? FileManager.default.currentDirectoryPath : dir
+            if let group = socket.group {
+                groups.append((socket.path, try SocketGroup.gid(group)))
+                directories[abs] = .traverse
+            } else {
+                groups.append((socket.path, nil))
+                if directories[abs] == nil { directories[abs] = .ownerOnly }
+            }
+        }
+        for (dir, access) in directories.sorted(by: { $0.key < $1.key }) {
+            try PrivateDirectory.prepare(dir, what: "runtime directory", access: access, dryRun: dryRun)
+        }
+        try PrivateDirectory.prepare(hub.stateDirectory, what: "state directory", access: .ownerOnly, dryRun: dryRun)
+        return groups
     }
 }

@@ -29,6 +29,21 @@ let pluginTargets: [(name: String, folder: String, extra: [Target.Dependency])] 
                     + (manifest.products ?? []).map { .product(name: $0.name, package: $0.package) })
     }
 
+/// A plugin's tests live in its folder (`Plugins/<Folder>/Tests`, fixtures in `Tests/Fixtures`), as
+/// target `Locus<Folder>PluginTests` with the plugin, what the plugin itself depends on, and LocusTestKit.
+let pluginTestTargets: [Target] = pluginTargets.compactMap { plugin in
+    let tests = pluginsDirectory.appendingPathComponent(plugin.folder).appendingPathComponent("Tests")
+    guard FileManager.default.fileExists(atPath: tests.path) else { return nil }
+    let hasFixtures = FileManager.default.fileExists(atPath: tests.appendingPathComponent("Fixtures").path)
+    return .testTarget(
+        name: plugin.name + "Tests",
+        dependencies: [.target(name: plugin.name), "LocusCore", "LocusTestKit", .product(name: "Logging", package: "swift-log")]
+            + plugin.extra,
+        path: "Plugins/\(plugin.folder)/Tests",
+        resources: hasFixtures ? [.copy("Fixtures")] : []
+    )
+}
+
 let package = Package(
     name: "Locus",
     platforms: [.macOS(.v13)],
@@ -146,19 +161,10 @@ let package = Package(
             dependencies: ["LocusRuntime", "LocusPlugins", "LocusCore", "LocusBus"],
             resources: [.copy("Fixtures")]
         ),
+        // The built-in plugins together: the registry, and what holds for every service alike.
         .testTarget(
-            name: "PluginTests",
+            name: "LocusPluginsTests",
             dependencies: ["LocusPlugins", "LocusCore", "LocusTestKit"] + pluginTargets.map { .target(name: $0.name) }
-        ),
-        .testTarget(
-            name: "GpsdPluginTests",
-            dependencies: ["LocusGpsdPlugin", "LocusFormats", "LocusCore", "LocusTestKit", .product(name: "Logging", package: "swift-log")],
-            resources: [.copy("Fixtures")]
-        ),
-        .testTarget(
-            name: "NMEASerialTests",
-            dependencies: ["LocusNMEASerialPlugin", "LocusNMEA", "LocusCore", "LocusTestKit", .product(name: "Logging", package: "swift-log")],
-            resources: [.copy("Fixtures")]
         ),
         .testTarget(
             name: "EndToEndTests",
@@ -166,7 +172,7 @@ let package = Package(
             exclude: ["Scripts"],
             resources: [.copy("Fixtures")]
         ),
-    ] + pluginTargets.map { plugin in
+    ] + pluginTestTargets + pluginTargets.map { plugin in
         // A plugin's `Resources/` files are embedded in its code (`PackageResources.<name>`):
         // the binary needs nothing installed beside it.
         let folder = pluginsDirectory.appendingPathComponent(plugin.folder)

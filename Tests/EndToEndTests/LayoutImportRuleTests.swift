@@ -19,16 +19,23 @@ import Testing
         for name in try fm.contentsOfDirectory(atPath: root + "/Sources") where !name.hasPrefix(".") {
             out[name] = root + "/Sources/" + name
         }
-        // A plugin folder's module is Locus<Folder>Plugin (Package.swift).
+        // A plugin folder's module is Locus<Folder>Plugin, its tests' Locus<Folder>PluginTests (Package.swift).
         for folder in try fm.contentsOfDirectory(atPath: root + "/Plugins") where fm.fileExists(atPath: root + "/Plugins/\(folder)/plugin.json") {
             out["Locus\(folder)Plugin"] = root + "/Plugins/\(folder)/Sources"
+            if fm.fileExists(atPath: root + "/Plugins/\(folder)/Tests") {
+                out["Locus\(folder)PluginTests"] = root + "/Plugins/\(folder)/Tests"
+            }
         }
         out["locus-bench"] = root + "/Benchmarks/locus-bench"
         return out
     }
 
     static func pluginModules() throws -> Set<String> {
-        Set(try targets().filter { $0.value.contains("/Plugins/") }.keys)
+        Set(try targets().filter { $0.value.contains("/Plugins/") && $0.value.hasSuffix("/Sources") }.keys)
+    }
+
+    static func pluginTestModules() throws -> Set<String> {
+        Set(try targets().filter { $0.value.contains("/Plugins/") && $0.value.hasSuffix("/Tests") }.keys)
     }
 
     /// The rows of the README's "### Layout" table.
@@ -36,6 +43,7 @@ import Testing
         let readme = try String(contentsOfFile: root + "/README.md", encoding: .utf8)
         guard let start = readme.range(of: "### Layout\n") else { return [] }
         let plugins = try pluginModules()
+        let pluginTests = try pluginTestModules()
         var rules: [Rule] = []
         for line in readme[start.upperBound...].split(separator: "\n") {
             guard line.hasPrefix("|") else {
@@ -47,6 +55,7 @@ import Testing
             func names(_ cell: String) -> [String] { cell.split(separator: "`", omittingEmptySubsequences: false).enumerated().filter { $0.offset % 2 == 1 }.map { String($0.element) } }
             var targets = names(cells[1])
             if targets.first == "Plugins/<Name>" { targets = Array(plugins) }
+            if targets.first == "Plugins/<Name>/Tests" { targets = Array(pluginTests) }
             var allowed = Set(names(cells[3]))
             if cells[3].contains("every plugin") { allowed.formUnion(plugins) }
             rules.append(Rule(targets: targets, allowed: allowed))
@@ -81,7 +90,9 @@ import Testing
         for rule in try Self.rules() { for t in rule.targets { rules[t] = rule.allowed } }
         var broken: [String] = []
         for (target, folder) in targets.sorted(by: { $0.key < $1.key }) {
-            let allowed = (rules[target] ?? []).union([target])
+            // A plugin's tests import their own plugin, no other.
+            let own = folder.hasSuffix("/Tests") ? [target, String(target.dropLast("Tests".count))] : [target]
+            let allowed = (rules[target] ?? []).union(own)
             let files = FileManager.default.enumerator(atPath: folder)?.compactMap { $0 as? String }.filter { $0.hasSuffix(".swift") } ?? []
             for file in files {
                 for module in Self.imports(in: folder + "/" + file, of: locals) where !allowed.contains(module) {

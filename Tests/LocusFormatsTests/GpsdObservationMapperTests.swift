@@ -4,7 +4,7 @@ import Testing
 @testable import LocusFormats
 
 /// The gpsd mapping shared by the gpsd source and `locus decode`, through the reader (the
-/// source's use of it is tested in GpsdPluginTests).
+/// source's use of it is tested in Plugins/Gpsd/Tests).
 @Suite struct GpsdObservationMapperTests {
     /// gpsd 3.27's output for `quectel-L70.log` (gpsd regression log, BSD-2-Clause), trimmed:
     /// SKYs with only DOPs between the partial TPVs of an epoch, GST after the epoch's TPVs.

@@ -195,5 +195,5 @@ let package = Package(
             resources: resources
         )
     },
-    swiftLanguageModes: [.v5]
+    swiftLanguageModes: [.v6]
 )

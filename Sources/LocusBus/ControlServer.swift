@@ -12,6 +12,7 @@ import Logging
 /// reaching the handler (one over `connectionCutoff` is cut off by ZeroMQ with the connection), and
 /// at most `maxConcurrentRequests` run at once (beyond, an immediate "busy" error). Each refusal
 /// is counted in `statistics`.
+/// Immutable after init: every stored property is a `let` of a thread-safe type.
 public final class ControlServer: @unchecked Sendable {
     public let endpoint: String
     /// Set when the endpoint is bound with CURVE.
@@ -66,6 +67,7 @@ public final class ControlServer: @unchecked Sendable {
 }
 
 /// The ROUTER socket and its loop; the socket is used only on the control server's thread.
+/// So is `limiter`, its one `var`; the handler tasks it starts capture only thread-safe `let`s.
 private final class ControlLoop: @unchecked Sendable {
     let context: ZMQContext
     let endpoint: String
@@ -164,6 +166,7 @@ private final class ControlLoop: @unchecked Sendable {
 
 /// Replies ready to send, handed from handler tasks to the socket's thread.
 private final class ReplyOutbox: @unchecked Sendable {
+    /// Guards `ready`.
     private let lock = NSLock()
     private var ready: [(route: [[UInt8]], reply: [UInt8])] = []
 

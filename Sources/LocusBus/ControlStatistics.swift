@@ -24,6 +24,7 @@ public struct ControlStatistics: Sendable, Equatable {
 }
 
 final class ControlCounters: @unchecked Sendable {
+    /// Guards `value`.
     private let lock = NSLock()
     private var value = ControlStatistics()
 

@@ -13,6 +13,7 @@ import LocusCore
 public final class FeedQueue: @unchecked Sendable {
     /// Messages that may wait untaken.
     public let limit: Int
+    /// Guards `items`, `waiter`, `finished`, `terminated` and `woken`.
     private let lock = NSLock()
     private var items: [BusMessage] = []
     private var waiter: CheckedContinuation<Void, Never>?
@@ -141,6 +142,7 @@ public final class FeedQueue: @unchecked Sendable {
 }
 
 /// One consumer's position in a `FeedQueue`: the batch it took last and how far it has got.
+/// Not locked: used by one consuming task at a time (`stream()` iterates it once), like the queue's `take`.
 public final class FeedCursor: @unchecked Sendable {
     private let queue: FeedQueue
     private var batch: [BusMessage] = []

@@ -93,6 +93,7 @@ public final class Hub: @unchecked Sendable {
 
 /// Passes the bound endpoint list from the hub thread to `start()`.
 private final class BoundEndpoints: @unchecked Sendable {
+    /// Guards `value`.
     private let lock = NSLock()
     private var value: [String] = []
     func set(_ v: [String]) { lock.lock(); value = v; lock.unlock() }

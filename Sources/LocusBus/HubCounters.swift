@@ -5,6 +5,7 @@ import Foundation
 /// may see `forwarded` lag by one burst but never misses a drop that happened before a later
 /// message was forwarded.
 final class HubCounters: @unchecked Sendable {
+    /// Guards `forwarded`, `subscriptions`, `subscribersCutOff` and `dropped`.
     private let lock = NSLock()
     private var forwarded: UInt64 = 0
     private var subscriptions = 0

@@ -22,7 +22,8 @@ struct JSONScanner {
         n = buffer.count
     }
 
-    private static let emptyByte: UnsafeMutablePointer<UInt8> = {
+    // Never written after its initialisation: shared read-only by every scanner.
+    nonisolated(unsafe) private static let emptyByte: UnsafeMutablePointer<UInt8> = {
         let b = UnsafeMutablePointer<UInt8>.allocate(capacity: 1)
         b.initialize(to: 0)
         return b

@@ -6,6 +6,7 @@ import Foundation
 final class OutletQueue: @unchecked Sendable {
     typealias Item = (topic: String, body: [UInt8])
 
+    /// Guards `items`, `consumerWaiting`, `producersWaiting`, `closed`, `drainDeadline` and `refused`.
     private let condition = NSCondition()
     private var items: [Item] = []
     private var consumerWaiting = false

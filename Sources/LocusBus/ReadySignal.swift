@@ -2,6 +2,7 @@ import Foundation
 
 /// A one-shot "it happened" flag that other threads can wait for with a timeout.
 final class ReadySignal: @unchecked Sendable {
+    /// Guards `done`.
     private let condition = NSCondition()
     private var done = false
 

@@ -11,6 +11,7 @@ import Logging
 /// would vanish while the connection is set up (the "slow joiner" problem).
 ///
 /// Call `close(drainTimeout:)` when done (deinit closes without draining).
+/// Immutable after init: every stored property is a `let` of a thread-safe type.
 public final class SocketOutlet: MessageOutlet, @unchecked Sendable {
     public let endpoint: String
     private let queue: OutletQueue
@@ -72,6 +73,7 @@ public final class SocketOutlet: MessageOutlet, @unchecked Sendable {
 
 /// Counters shared between the outlet's thread and its callers.
 final class OutletCounters: @unchecked Sendable {
+    /// Guards `sentCount`, `droppedCount` and `warnedAboutClose`.
     private let lock = NSLock()
     private var sentCount: UInt64 = 0
     private var droppedCount: UInt64 = 0

@@ -8,6 +8,7 @@ import Logging
 /// Create it, `start(hub:)` it, consume `messages` from any task, `stop(drain:)` it. With a hub
 /// given, `start` returns only once the hub has all subscriptions, so nothing published after
 /// that is missed.
+/// Immutable after init: every stored property is a `let` of a thread-safe type.
 public final class SocketSubscription: @unchecked Sendable {
     public let endpoint: String
     public let prefixes: [String]
@@ -81,6 +82,7 @@ public final class SocketSubscription: @unchecked Sendable {
 /// What the owner asks of the receiving thread.
 final class SubscriptionControl: @unchecked Sendable {
     enum Mode { case run, drain, stopNow }
+    /// Guards `value`.
     private let lock = NSLock()
     private var value = Mode.run
 
@@ -98,6 +100,7 @@ final class SubscriptionControl: @unchecked Sendable {
 }
 
 final class SubscriptionCounters: @unchecked Sendable {
+    /// Guards `value`.
     private let lock = NSLock()
     private var value = SubscriptionStatistics()
 

@@ -2,6 +2,7 @@ import Foundation
 
 /// Sync tokens the hub has seen subscribed, and waiting for one to show up.
 final class SyncTokenBook: @unchecked Sendable {
+    /// Guards `seen`.
     private let condition = NSCondition()
     private var seen: Set<String> = []
     /// Tokens nobody waited for would otherwise pile up in a long-running hub.

@@ -3,6 +3,7 @@ import Foundation
 /// A dedicated OS thread that can be joined. Every socket-owning component runs its socket on
 /// one of these, because a ZeroMQ socket must stay on the thread that created it (Swift tasks
 /// hop between threads).
+/// Immutable after init: its `let`s are a `Thread` and a `DispatchSemaphore`, both thread-safe.
 final class WorkerThread: @unchecked Sendable {
     private let thread: Thread
     private let finished: DispatchSemaphore

@@ -8,6 +8,7 @@ import Foundation
 /// is gone, or earlier by `shutdown()`.
 public final class ZMQContext: @unchecked Sendable {
     let handle: UnsafeMutableRawPointer
+    /// Guards `terminated`.
     private let lock = NSLock()
     private var terminated = false
     /// Whether a `ZAPHandler` serves this context (see `ZMQSocket.bind(_:curve:)`).
@@ -48,6 +49,7 @@ public final class ZMQContext: @unchecked Sendable {
 
 /// A Bool behind a lock.
 final class LockedFlag: @unchecked Sendable {
+    /// Guards `stored`.
     private let lock = NSLock()
     private var stored = false
     var value: Bool {

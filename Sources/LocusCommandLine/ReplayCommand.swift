@@ -55,7 +55,7 @@ struct ReplayCommand: AsyncParsableCommand {
         var out = [UInt8]()
         out.reserveCapacity(1 << 16)
         func flush() {
-            out.withUnsafeBytes { _ = fwrite($0.baseAddress, 1, $0.count, stdout) }
+            StandardOutput.write(out)
             out.removeAll(keepingCapacity: true)
         }
         let emit: ([UInt8]) -> Void = { line in
@@ -71,7 +71,7 @@ struct ReplayCommand: AsyncParsableCommand {
             throw ExitCode(ExitStatus.failure)
         }
         flush()
-        fflush(stdout)
+        StandardOutput.flush()
         if pipeline.skipped > 0 {
             FileHandle.standardError.write(Data("locus replay: skipped \(pipeline.skipped) unusable line(s) of \(file)\n".utf8))
         }

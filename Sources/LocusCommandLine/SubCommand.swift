@@ -222,7 +222,7 @@ struct SubCommand: AsyncParsableCommand {
                     line = "\(topic) (undecodable) " + String(decoding: body, as: UTF8.self)
                 }
                 print(line)
-                fflush(stdout)
+                StandardOutput.flush()
                 if let resumeFile, Date().timeIntervalSince(lastSave) >= 0.2 {
                     resumeFile.save(gaps.lastSeen)
                     lastSave = Date()

@@ -104,7 +104,7 @@ struct ViewCommand: AsyncParsableCommand {
         let server = WebServer(configuration: web, address: address, token: nil, feed: feed, journal: nil, logger: logger,
                                mode: .recording(span)) { url in
             print("locus view: \(count) events of \(file) on \(url) (Ctrl-C to stop)")
-            fflush(stdout)
+            StandardOutput.flush()
         }
         do {
             try await server.run()

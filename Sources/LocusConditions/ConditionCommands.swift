@@ -5,7 +5,7 @@ import LocusCore
 /// wording and their replies in one shape, as `CLMonitor` has one add/remove for both kinds.
 /// What differs is named here (the kind's word, what a condition is called); what a service
 /// keeps and how it decides a side stays its own.
-public struct ConditionCommands {
+public struct ConditionCommands: Sendable {
     /// The commands' first word: `region`, `beacon`.
     public var kind: String
     /// What one condition is called in a reply: `region`, `beacon condition`.

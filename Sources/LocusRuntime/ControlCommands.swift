@@ -12,6 +12,7 @@ public struct ControlCommandError: Error, CustomStringConvertible, Sendable {
 /// (`region.add`, …; see `ServiceCommandRouter`).
 public final class ControlCommands: @unchecked Sendable {
     public typealias Handler = @Sendable (JSONValue) async throws -> JSONValue
+    /// Guards `handlers`.
     private let lock = NSLock()
     private var handlers: [String: (summary: String, handler: Handler)] = [:]
 

@@ -22,6 +22,7 @@ public final class Daemon: @unchecked Sendable {
     /// its messages) before the error reply. Below the control socket's own 10 s limit, so the
     /// requester hears which service was slow.
     public let serviceCommandTimeout: Double
+    /// Guards `group` and `shutdownRequested`.
     private let groupLock = NSLock()
     private var group: ServiceGroup?
     private var shutdownRequested = false
@@ -177,26 +178,25 @@ public final class Daemon: @unchecked Sendable {
     }
 
     func registerCommands(reporter: DaemonReporter) {
-        let plugins = configuration.plugins
+        // What `plugins` answers is fixed by the config: built once, not from the instances at each request.
+        let plugins: JSONValue = .array(configuration.plugins.map { p in
+            var o: [String: JSONValue] = ["id": .string(p.id), "type": .string(p.type), "kind": .string(p.kind.rawValue)]
+            switch p.instance {
+            case .source(let s): o["produces"] = .array(s.produces.map { .string($0) })
+            case .service(let s):
+                o["subscriptions"] = .array(s.subscriptions.map { .string($0) })
+                o["produces"] = .array(s.produces.map { .string($0) })
+            case .sink(let s): o["subscriptions"] = .array(s.subscriptions.map { .string($0) })
+            }
+            return .object(o)
+        })
         commands.register("status", summary: "Hub counters and each plugin's latest state.") { _ in
             reporter.report().statusJSON
         }
         commands.register("metrics", summary: "The counters as Prometheus text (what hub.metrics serves over HTTP).") { _ in
             .string(String(decoding: reporter.metrics(), as: UTF8.self))
         }
-        commands.register("plugins", summary: "The configured plugins with their types, topics and ids.") { _ in
-            .array(plugins.map { p in
-                var o: [String: JSONValue] = ["id": .string(p.id), "type": .string(p.type), "kind": .string(p.kind.rawValue)]
-                switch p.instance {
-                case .source(let s): o["produces"] = .array(s.produces.map { .string($0) })
-                case .service(let s):
-                    o["subscriptions"] = .array(s.subscriptions.map { .string($0) })
-                    o["produces"] = .array(s.produces.map { .string($0) })
-                case .sink(let s): o["subscriptions"] = .array(s.subscriptions.map { .string($0) })
-                }
-                return .object(o)
-            })
-        }
+        commands.register("plugins", summary: "The configured plugins with their types, topics and ids.") { _ in plugins }
     }
 
     /// What `run` would refuse before it starts anything, checked without changing anything:
@@ -212,6 +212,7 @@ public final class Daemon: @unchecked Sendable {
 }
 
 /// A service that waits for graceful shutdown, then runs `close` (optionally around another service).
+/// Immutable after init: `inner` is a `Service` (`Sendable`) and `close` is `@Sendable`.
 final class ClosingService: Service, @unchecked Sendable {
     let inner: (any Service)?
     let close: @Sendable () -> Void
@@ -233,6 +234,7 @@ final class ClosingService: Service, @unchecked Sendable {
 
 /// The runners once built, for commands registered before them (`status`).
 final class StartedRunners: @unchecked Sendable {
+    /// Guards `runners`.
     private let lock = NSLock()
     private var runners: [String: PluginRunner] = [:]
 
@@ -248,6 +250,7 @@ final class StartedRunners: @unchecked Sendable {
 /// Stops every source at once when the group's shutdown reaches it (it sits after the sources,
 /// so it is asked first), then waits until all have stopped. Without it the group stops them one
 /// after another and shutdown takes the sum of their stop times (exec plugins' stop_timeout).
+/// Immutable after init: `runners` is a `let` of thread-safe runners.
 final class SourcesStopper: Service, @unchecked Sendable {
     let runners: [PluginRunner]
 

@@ -26,6 +26,8 @@ final class DeliveryGate: ConsumerPacing, PublishObserver, @unchecked Sendable {
     /// How long a source waits before it logs which consumer holds it (then again each period).
     let reportAfter: Double
     private let logger: Logger
+    /// Guards `subscribers`, `nextID`, `matching`, `behind`, `waiters`, `nextWaiter` and `waits`,
+    /// and every `Subscriber`'s `published` and `consumed`.
     private let lock = NSLock()
     private var subscribers: [Int: Subscriber] = [:]
     private var nextID = 0
@@ -44,6 +46,7 @@ final class DeliveryGate: ConsumerPacing, PublishObserver, @unchecked Sendable {
     }
 
     /// One subscription's position per producer.
+    /// `published` and `consumed` are read and written only under the gate's `lock`.
     final class Subscriber: @unchecked Sendable {
         let id: Int
         let consumer: String

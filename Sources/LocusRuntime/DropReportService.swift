@@ -11,6 +11,7 @@ import ServiceLifecycle
 /// After an interval with drops, the first quiet one gives freed memory back to the system
 /// (`FloodMemoryTrim`), as does a quiet one that ends 16 MB above the daemon's baseline. It also reports the journal's health once per change, on `status.locus.journal`: `failed`
 /// with the error when writes begin to fail (a full disk), `running` when they succeed again.
+/// Immutable after init: every stored property is a `let` of a `Sendable` type.
 final class DropReportService: Service, @unchecked Sendable {
     static let topic = "status.locus.drops"
     static let journalTopic = "status.locus.journal"

@@ -3,6 +3,7 @@ import LocusCore
 import Logging
 
 /// Attaches plugin runners to the in-process hub over `inproc://` sockets.
+/// Immutable after init: every stored property is a `let` of a thread-safe type.
 final class HubAttachment: BusAttachment, @unchecked Sendable {
     let context: ZMQContext
     let hub: Hub

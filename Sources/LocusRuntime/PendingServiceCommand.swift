@@ -23,6 +23,7 @@ final class PendingServiceCommand: @unchecked Sendable {
         case settled(Result<JSONValue, ControlCommandError>)
     }
 
+    /// Guards `state` and `waiter`.
     private let lock = NSLock()
     private var state = State.queued
     private var waiter: CheckedContinuation<Result<JSONValue, ControlCommandError>, Never>?

@@ -30,11 +30,14 @@ public final class PluginRunner: Service, @unchecked Sendable {
     private var preparedFeed: (any BusFeed)?
     let publisher: EventPublisher
     private let outlet: any ClosableOutlet
+    /// Guards `preparedFeed`, `currentFeed`, `earlierFeeds`, `shuttingDown`, `gated`, `runningInstance`, `stateKeeper`,
+    /// `serviceCounters`, `stoppedAhead`, `supervisionEnded`, `sourceTask`, `backoffWait` and `restarts`.
     private let lock = NSLock()
     private var currentFeed: (any BusFeed)?
     /// What earlier feeds (before a restart) counted, so `received` covers the whole run.
     private var earlierFeeds = SubscriptionStatistics()
     private var shuttingDown = false
+    /// Changed by `supervise`; read by `report`, which a plugin's status may call from any thread.
     private var restarts = 0
     /// Where control commands enter, if the plugin is a `CommandableService`.
     let commandInbox: ServiceCommandInbox?
@@ -126,7 +129,7 @@ public final class PluginRunner: Service, @unchecked Sendable {
 
     func report(_ state: PluginStatus.State, reason: String? = nil, retryIn: Double? = nil) {
         status.report(PluginStatus(plugin: plugin.id, kind: kindName, pluginType: plugin.type, state: state,
-                                   reason: reason, restarts: restarts, retryIn: retryIn))
+                                   reason: reason, restarts: lock.withLock { restarts }, retryIn: retryIn))
     }
 
     var isShuttingDown: Bool {
@@ -248,7 +251,7 @@ public final class PluginRunner: Service, @unchecked Sendable {
                 report(.failed, reason: "\(error)")
                 commandInbox?.refuse(Self.restartingReason(plugin.id))
                 let delay = backoff.delay(afterRunning: seconds)
-                restarts += 1
+                lock.withLock { restarts += 1 }
                 // The failure stays in the state while it waits, so `locus ctl status` shows why.
                 report(.restarting, reason: "\(error)", retryIn: delay)
                 await waitBeforeRestart(delay)

@@ -6,6 +6,7 @@ import LocusCore
 /// watches on a receiver. Passes every message on to the delivery gate.
 final class PublishTally: PublishObserver, @unchecked Sendable {
     private let gate: DeliveryGate?
+    /// Guards `published`, `fixes` and `lastFix`.
     private let lock = NSLock()
     private var published: UInt64 = 0
     private var fixes: UInt64 = 0

@@ -15,6 +15,7 @@ final class ServiceCommandInbox: @unchecked Sendable {
         case refusing(String)
     }
 
+    /// Guards `state`, `pending` and `outstanding`.
     private let lock = NSLock()
     private var state: State
     /// Inputs submitted and not yet taken by the service's task, in the order they came.

@@ -8,6 +8,7 @@ public final class StatusBoard: @unchecked Sendable {
     /// The runtime's own publisher (producer `locus`), shared with `status.drops`.
     let publisher: EventPublisher
     private let logger: Logger
+    /// Guards `latest` and `order`.
     private let lock = NSLock()
     private var latest: [String: PluginStatus] = [:]
     private var order: [String] = []

@@ -8,7 +8,7 @@ import Foundation
 /// ServiceLifecycle's cancellation budget, and ServiceLifecycle then aborts the process
 /// (SIGILL): a SIGTERM turned into a trap. The runner abandons such a plugin instead.
 final class StopRace: @unchecked Sendable {
-    /// Guards `outcome` and `waiter`.
+    /// Guards `outcome`, `waiter` and `budgetStarted`.
     private let lock = NSLock()
     private var outcome: Bool?
     private var waiter: CheckedContinuation<Bool, Never>?

@@ -3,6 +3,7 @@ import ServiceLifecycle
 
 /// Publishes `clock.tick` in wall time when no source drives the clock from a recording, so
 /// services' timeouts advance during live operation. Ticks fall on whole multiples of the interval.
+/// Immutable after init: `interval` and a thread-safe `publisher`.
 final class WallClockTicker: Service, @unchecked Sendable {
     let interval: Double
     let publisher: EventPublisher

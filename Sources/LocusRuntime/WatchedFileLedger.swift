@@ -5,6 +5,7 @@ import LocusCore
 /// runner's watch compares against these, so a change made between the build and the start of
 /// the watch is delivered, and an unchanged file is not read twice.
 public final class WatchedFileLedger: @unchecked Sendable {
+    /// Guards `signatures`.
     private let lock = NSLock()
     private var signatures: [String: WatchedFileReader.Signature] = [:]
 

@@ -27,6 +27,8 @@ public final class ServiceStateStore: @unchecked Sendable {
     /// `PRAGMA user_version`: the schema this build writes. A newer file is refused.
     static let schemaVersion = 1
 
+    /// GRDB's serial queue, where every call runs: guards `isClosed` (and the connection).
+    /// `beforeApplyingChange` is set outside it, by tests only, while no commit runs.
     private let queue: DatabaseQueue
     /// Held while the file is open: nil for an in-memory store.
     private let processLock: StoreProcessLock?

@@ -53,6 +53,7 @@ public struct PluginHarness: Sendable {
 }
 
 final class CollectedMessages: @unchecked Sendable {
+    /// Guards `all`.
     private let lock = NSLock()
     private var all: [BusMessage] = []
 
@@ -66,6 +67,7 @@ final class CollectedMessages: @unchecked Sendable {
 
 /// The statuses a plugin reported through `PluginContext.reportStatus`, with when.
 public final class StatusLog: @unchecked Sendable {
+    /// Guards `entries`.
     private let lock = NSLock()
     private var entries: [(state: PluginStatus.State, reason: String?, at: ContinuousClock.Instant)] = []
 

@@ -19,7 +19,8 @@ enum GoldenLive {
         return last.timeIntervalSince(first)
     }
 
-    static let iso: ISO8601DateFormatter = {
+    // Only read after its initialisation; ISO8601DateFormatter is documented as thread-safe.
+    nonisolated(unsafe) static let iso: ISO8601DateFormatter = {
         let f = ISO8601DateFormatter()
         f.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
         return f

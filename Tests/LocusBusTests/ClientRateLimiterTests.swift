@@ -69,6 +69,7 @@ struct ClientRateLimiterTests {
 }
 
 private final class Counter: @unchecked Sendable {
+    /// Guards `n`.
     private let lock = NSLock()
     private var n = 0
     func add() { lock.withLock { n += 1 } }

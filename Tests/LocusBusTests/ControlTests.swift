@@ -121,6 +121,7 @@ struct ControlTests {
 
 /// A counter handlers bump from their tasks.
 final class ManagedCounter: @unchecked Sendable {
+    /// Guards `count`.
     private let lock = NSLock()
     private var count = 0
     func increment() { lock.withLock { count += 1 } }

@@ -176,6 +176,7 @@ func collect(_ stream: AsyncStream<BusMessage>, count: Int, timeout: Double = 5)
 }
 
 final class CollectedMessages: @unchecked Sendable {
+    /// Guards `items`.
     private let lock = NSLock()
     private var items: [BusMessage] = []
     func append(_ m: BusMessage) -> Int { lock.lock(); defer { lock.unlock() }; items.append(m); return items.count }

@@ -20,6 +20,7 @@ struct TempDirectory {
 /// Log records kept in memory, so tests can check what was logged (and that coordinates were not).
 final class LogCapture: LogHandler, @unchecked Sendable {
     struct Record { var level: Logger.Level; var message: String; var metadata: String }
+    /// Guards `stored`; `metadata` and `logLevel` are never set after init.
     private let lock = NSLock()
     private var stored: [Record] = []
     var metadata: Logger.Metadata = [:]

@@ -20,7 +20,7 @@ import Testing
     }
 
     @Test(arguments: [(at(0, 0), 10_000.0), (at(60, 10), 50_000), (at(80, 0), 200_000), (at(-70, 179.9), 30_000),
-                      (at(84.5, -179.99), 40_000), (at(30, -179.5), 100_000)])
+                      (at(84.5, -179.99), 40_000), (at(30, -179.5), 100_000)] as [(Coordinate, Double)])
     func theBoundingBoxContainsEveryPointOfTheCircle(center: Coordinate, radius: Double) throws {
         let circle = try CircleRegion(center: center, radius: radius)
         for bearing in stride(from: 0.0, to: 360, by: 0.5) {
@@ -53,7 +53,7 @@ import Testing
     /// `contains` skips the Karney inverse away from the boundary; its answers must still be
     /// exactly those of the geodesic, including just inside and outside the skip margin.
     @Test(arguments: [(at(0, 0), 100_000.0), (at(45, 7), 50), (at(69.9, -30), 100_000), (at(-65, 179.95), 20_000),
-                      (at(75, 0), 100_000), (at(30, 0), 300_000)])
+                      (at(75, 0), 100_000), (at(30, 0), 300_000)] as [(Coordinate, Double)])
     func containsAgreesWithTheExactGeodesicEverywhere(center: Coordinate, radius: Double) throws {
         let circle = try CircleRegion(center: center, radius: radius)
         var disagreements = 0

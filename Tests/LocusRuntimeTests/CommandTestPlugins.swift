@@ -187,10 +187,12 @@ final class CommandTestBench: @unchecked Sendable {
     let id = "bench-\(UUID().uuidString.prefix(8).lowercased())"
     let pings: AsyncStream<Int>
     private let pingInput: AsyncStream<Int>.Continuation
+    /// Guards `_crashing`, `_recorded`, `_stuck` and `_inside`.
     private let lock = NSLock()
     private var _crashing = false
     private var _recorded: [BusMessage] = []
 
+    /// Guards `benches`.
     private static let lock = NSLock()
     nonisolated(unsafe) private static var benches: [String: CommandTestBench] = [:]
 

@@ -127,6 +127,7 @@ enum ConfigTestPlugins {
 
     /// Records what it was built with, so tests can check the setup and the decoded config.
     final class ExecLog: @unchecked Sendable {
+        /// Guards `_builds`.
         private let lock = NSLock()
         private var _builds: [(config: ExecConfig, setup: PluginSetup)] = []
         var builds: [(config: ExecConfig, setup: PluginSetup)] { lock.lock(); defer { lock.unlock() }; return _builds }

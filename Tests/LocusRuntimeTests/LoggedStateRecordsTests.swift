@@ -115,6 +115,7 @@ import Testing
 
 /// Warnings logged, kept for a test to read.
 private final class WarningsKept: LogHandler, @unchecked Sendable {
+    /// Guards `kept`; `metadata` and `logLevel` are never set after init.
     private let lock = NSLock()
     private var kept: [String] = []
     var metadata: Logger.Metadata = [:]

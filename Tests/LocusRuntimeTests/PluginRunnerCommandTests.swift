@@ -10,6 +10,7 @@ import Testing
 @Suite("Plugin runner commands")
 struct PluginRunnerCommandTests {
     /// A bus whose one feed the test fills.
+    /// Immutable: its `let`s, a `MemoryOutlet` and a `FeedQueue`, are thread-safe.
     final class MemoryBus: BusAttachment, @unchecked Sendable {
         let outlet = MemoryOutlet()
         let queue = FeedQueue(limit: 1000)

@@ -34,6 +34,7 @@ struct PluginRunnerShutdownTests {
     }
 
     final class Counter: @unchecked Sendable {
+        /// Guards `count`.
         private let lock = NSLock()
         private var count = 0
         func add() { lock.withLock { count += 1 } }

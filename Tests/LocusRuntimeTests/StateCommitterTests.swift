@@ -9,6 +9,7 @@ import Testing
     struct Failed: Error, Equatable { var n: Int }
 
     final class Log: @unchecked Sendable {
+        /// Guards `items`.
         private let lock = NSLock()
         private var items: [Int] = []
         func add(_ n: Int) { lock.withLock { items.append(n) } }

@@ -314,6 +314,7 @@ import Testing
     }
 }
 
+/// Read and advanced only by its test's task (the journal calls `now` synchronously).
 final class ManualClock: @unchecked Sendable {
     var ms: Int64
     init(_ ms: Int64) { self.ms = ms }

@@ -4,6 +4,7 @@ import Logging
 
 /// Set from the task that is cancelled, read by the scanning thread.
 final class StopFlag: @unchecked Sendable {
+    /// Guards `stopped`.
     private let lock = NSLock()
     private var stopped = false
     func stop() { lock.withLock { stopped = true } }

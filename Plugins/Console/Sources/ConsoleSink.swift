@@ -28,8 +28,8 @@ public struct ConsoleSink: SinkPlugin {
             case .json: line = RecordingLine.encode(topic: message.topic, body: message.body)
             case .text: line = Array((EventSummary.line(for: message) + "\n").utf8)
             }
-            line.withUnsafeBytes { _ = fwrite($0.baseAddress, 1, $0.count, stdout) }
-            fflush(stdout)
+            StandardOutput.write(line)
+            StandardOutput.flush()
         }
     }
 }

@@ -20,6 +20,8 @@ final class ProcessGroupSupervision: @unchecked Sendable {
     let stopTimeout: Double
     let logger: Logger
     private var limiter: LogLineLimiter
+    /// Guards `stopRequested`, `result`, `waiter` and `lastError` (`limiter` and `chunkTime` are
+    /// used only by the supervision thread).
     private let lock = NSLock()
     private var stopRequested = false
     private var result: Int32?

@@ -14,6 +14,7 @@ import LocusCore
 /// reports termination only once the pipes close, which a background grandchild holding them
 /// never does. Here the mask is emptied and every catchable signal set to its default in the
 /// child, the direct child is waited for by pid, and the whole group can be signalled.
+/// `exitStatus` is written and read only by its `ProcessGroupSupervision` thread; the rest is immutable.
 final class SpawnedProcessGroup: @unchecked Sendable {
     let pid: pid_t
     /// Read ends of the child's standard output and error (non-blocking, close-on-exec).

@@ -203,6 +203,7 @@ final class GpsdConnection {
 
 /// Resumes a continuation exactly once: with the lookup's result or, first, with cancellation.
 private final class ResolveBox: @unchecked Sendable {
+    /// Guards `continuation` and `early`.
     private let lock = NSLock()
     private var continuation: CheckedContinuation<[GpsdConnection.Address], any Error>?
     private var early: Result<[GpsdConnection.Address], any Error>?

@@ -54,6 +54,7 @@ func freePort() -> Int {
 
 /// A gpsfake process (Debian package gpsd-clients), which runs its own gpsd on `port`
 /// and feeds it an NMEA log through a pseudo-terminal.
+/// Immutable after init: only `let`s, and `Process` and `Pipe` are `Sendable`.
 final class GpsFake: @unchecked Sendable {
     static let executable: String? = {
         let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"

@@ -9,6 +9,7 @@ final class ForwarderInbox: @unchecked Sendable {
         var body: [UInt8]
     }
 
+    /// Guards `live`, `liveHead`, `woken` and `ended`.
     private let condition = NSCondition()
     private var live: [Live] = []
     private var liveHead = 0

@@ -27,11 +27,9 @@ public struct MQTTSink: SinkPlugin, ReportsCounters {
             context.reportStatus($0, reason: $1)
         }
         let done = ThreadCompletion()
-        let thread = Thread {
+        startThread(named: "locus-mqtt", owning: forwarder) { forwarder in
             do { try forwarder.run(); done.finish(nil) } catch { done.finish(error) }
         }
-        thread.name = "locus-mqtt"
-        thread.start()
         let journal = settings.journal
         var warnedFull = false
         let exclude = configuration.exclude
@@ -58,6 +56,7 @@ public struct MQTTSink: SinkPlugin, ReportsCounters {
 
 /// The end of a forwarder thread, awaited by the sink's task.
 final class ThreadCompletion: @unchecked Sendable {
+    /// Guards `result` and `waiter`.
     private let lock = NSLock()
     private var result: Result<Void, Error>?
     private var waiter: CheckedContinuation<Void, Error>?

@@ -21,11 +21,9 @@ public struct MQTTSource: SourcePlugin, ReportsCounters {
         let done = ThreadCompletion()
         let reader = MQTTSourceThread(configuration: configuration, clientId: clientId, password: password,
                                       counters: statistics, context: context, stop: stop)
-        let thread = Thread {
+        startThread(named: "locus-mqtt-in", owning: reader) { reader in
             do { try reader.run(); done.finish(nil) } catch { done.finish(error) }
         }
-        thread.name = "locus-mqtt-in"
-        thread.start()
         try await withTaskCancellationHandler {
             try await done.wait()
         } onCancel: {
@@ -36,6 +34,7 @@ public struct MQTTSource: SourcePlugin, ReportsCounters {
 
 /// Set once, read from the source's thread.
 final class StopSignal: @unchecked Sendable {
+    /// Guards `value`.
     private let lock = NSLock()
     private var value = false
     func set() { lock.withLock { value = true } }

@@ -118,11 +118,13 @@ final class MosquittoClient {
             var cause: Int32 = 0
         }
         let outcome = Outcome()
-        let client = self
+        // The owning thread only polls `outcome` until the helper is done: the handle is not
+        // used by two threads at once.
+        nonisolated(unsafe) let handle = self.handle
         let helper = Thread {
             var properties: OpaquePointer?
             _ = mosquitto_property_add_int32(&properties, Int32(MQTT_PROP_SESSION_EXPIRY_INTERVAL.rawValue), sessionExpiry)
-            let rc = mosquitto_connect_bind_v5(client.handle, host, Int32(port), Int32(keepalive), nil, properties)
+            let rc = mosquitto_connect_bind_v5(handle, host, Int32(port), Int32(keepalive), nil, properties)
             let cause = errno
             mosquitto_property_free_all(&properties)
             outcome.lock.withLock { outcome.rc = rc; outcome.cause = cause }

@@ -81,6 +81,7 @@ func temporaryDirectory() -> String {
 
 /// A pair of pseudo-terminals joined by socat (Debian package socat): what is written to `feed`
 /// comes out of `gps` and back. The links disappear when socat is stopped.
+/// Used by one test at a time, step by step: `feedFD` and `exited` are never touched concurrently.
 final class PtyPair: @unchecked Sendable {
     static let executable: String? = {
         let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"

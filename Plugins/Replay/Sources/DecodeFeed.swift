@@ -13,6 +13,7 @@ final class DecodeFeed: @unchecked Sendable {
         case end(warnings: [String], statistics: DecodeStatistics)
     }
 
+    /// Guards `buffer`, `head`, `finished`, `cancelled` and `waiter`.
     private let condition = NSCondition()
     private let capacity: Int
     private var buffer: [RecordedObservation] = []

@@ -8,6 +8,7 @@ import NIOCore
 /// guards `open`.
 final class AddressConnectionTable: @unchecked Sendable {
     let limit: Int
+    /// Guards `open`.
     private let lock = NSLock()
     private var open: [String: Int] = [:]
 

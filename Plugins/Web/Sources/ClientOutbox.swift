@@ -19,6 +19,7 @@ public final class ClientOutbox: @unchecked Sendable {
 
     let maxEvents: Int
     let maxBytes: Int
+    /// Guards `queue`, `head`, `queuedBytes`, `takenBytes`, `finished` and `waiter`.
     private let lock = NSLock()
     private var queue: [EventFeed.Delivery] = []
     private var head = 0

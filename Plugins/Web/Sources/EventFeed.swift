@@ -36,6 +36,7 @@ public final class EventFeed: @unchecked Sendable {
         public let history: HistorySnapshot?
     }
 
+    /// Guards `clients`, `nextClientID`, `history`, `journalNext` and `state`.
     private let lock = NSLock()
     private var clients: [Int: Client] = [:]
     private var nextClientID = 0

@@ -75,13 +75,15 @@ struct WebGatewayUnitTests {
     /// was waiting for; a client that reads gets everything.
     @Test func aClientPastItsBoundIsCutOffAndCounted() async throws {
         final class Closed: @unchecked Sendable {
+            /// Guards `count`; the test reads it directly, on the task whose `feed.add` calls `close`.
             let lock = NSLock()
             var count = 0
             func close() { lock.withLock { count += 1 } }
         }
         let closed = Closed()
         let feed = EventFeed(historyLimit: 3, queueLimit: 5, maxClients: 2)
-        let slow = try #require(feed.subscribe(topics: nil, withHistory: false, close: { closed.close() }))
+        let subscribed = feed.subscribe(topics: nil, withHistory: false, close: { closed.close() })
+        let slow = try #require(subscribed)
         let fast = try #require(feed.subscribe(topics: ["region."], withHistory: false))
         #expect(feed.subscribe(topics: nil, withHistory: false) == nil)
         #expect(feed.counters.counters.clientsRefused == 1)

@@ -6,6 +6,8 @@ import Foundation
 ///
 /// Reloaded whenever the directory changes (a key added, removed or renamed), so a key is
 /// revoked by deleting its file, without a restart.
+/// Not locked: its `var`s are used by one thread only, the `ZAPHandler`'s it is handed to
+/// (`check`, called before, reads none of them).
 public final class AuthorizedKeys: @unchecked Sendable {
     public let directory: String
     /// Most certificate files read from one directory.

@@ -20,6 +20,7 @@ public final class ZAPHandler: @unchecked Sendable {
 
     private let context: ZMQContext
     private let logger: Logger
+    /// Guards `domains`, `stats` and `loggedUnknown`.
     private let lock = NSLock()
     private var domains: [String: AuthorizedKeys] = [:]
     private var stats = ZAPStatistics()

@@ -40,7 +40,7 @@ extension DeclaredConfiguration {
 }
 
 /// Several keys of one configuration refused, each error as decoding it threw it.
-public struct SettingErrors: Error, @unchecked Sendable {
+public struct SettingErrors: Error, Sendable {
     public var errors: [any Error]
     public init(errors: [any Error]) { self.errors = errors }
 }

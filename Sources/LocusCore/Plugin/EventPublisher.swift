@@ -16,6 +16,7 @@ public final class EventPublisher: @unchecked Sendable {
     public let producer: String
     private let outlet: any MessageOutlet
     private let observer: (any PublishObserver)?
+    /// Guards `seq` and `topicSequences`.
     private let lock = NSLock()
     private var seq: UInt64 = 0
     private var topicSequences = TopicSequences()

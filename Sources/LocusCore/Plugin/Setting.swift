@@ -54,6 +54,7 @@ public struct Setting<Value: SettingValue>: Sendable {
     }
 }
 
+/// Safe to share: `value` is set only while its configuration is decoded, before that is shared.
 final class SettingBox<Value: Sendable>: @unchecked Sendable {
     // Written only while the configuration that owns it is decoded, before it is shared.
     var value: Value?

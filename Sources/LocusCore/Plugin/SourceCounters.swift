@@ -2,6 +2,7 @@ import Foundation
 
 /// A source's counters, updated from its task and readable from any other (tests, diagnostics).
 public final class SourceCounters<Counters: Sendable>: @unchecked Sendable {
+    /// Guards `value`.
     private let lock = NSLock()
     private var value: Counters
 

@@ -3,6 +3,7 @@ import Foundation
 /// An outlet that keeps messages in memory: for tests and for `locus replay`, which runs
 /// services without sockets.
 public final class MemoryOutlet: MessageOutlet, @unchecked Sendable {
+    /// Guards `stored`.
     private let lock = NSLock()
     private var stored: [(topic: String, body: [UInt8])] = []
 

@@ -12,6 +12,7 @@ import Prometheus
 /// Names and labels are documented in docs/protocol.md (Metrics). Thread-safe.
 public final class MetricsExposition: @unchecked Sendable {
     private let registry = PrometheusCollectorRegistry()
+    /// Guards `counters` and `gauges` (and serialises use of `registry`).
     private let lock = NSLock()
     private var counters: [String: (counter: Counter, last: UInt64)] = [:]
     private var gauges: [String: Gauge] = [:]

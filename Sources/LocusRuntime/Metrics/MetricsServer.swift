@@ -6,6 +6,7 @@ import ServiceLifecycle
 
 /// `hub.metrics`: serves `GET /metrics` (the Prometheus exposition) over HTTP, through
 /// Hummingbird, as one more service of the daemon's group. Anything else is 404.
+/// Immutable after init: every stored property is a `let` of a `Sendable` type.
 final class MetricsServer: Service, @unchecked Sendable {
     let address: MetricsAddress
     let render: @Sendable () -> [UInt8]

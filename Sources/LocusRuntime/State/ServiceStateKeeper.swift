@@ -288,7 +288,7 @@ final class ServiceStateKeeper {
 
     /// A batch's commit as prepared on the service's task: what goes into the store, and the
     /// events to publish once it has.
-    struct PreparedCommit: @unchecked Sendable {
+    struct PreparedCommit: Sendable {
         var changes: StateChanges
         var encoded: [EncodedEvent]
         var committedMs: Int64

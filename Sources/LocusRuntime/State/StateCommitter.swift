@@ -10,6 +10,7 @@ import Foundation
 /// job fails, the jobs behind it are dropped (they build on what did not commit), and `submit`
 /// and `drain` throw the failure until `reset`.
 final class StateCommitter: @unchecked Sendable {
+    /// Guards `queued`, `running`, `failure`, `closed` and `thread`.
     private let condition = NSCondition()
     private var queued: (() throws -> Void)?
     private var running = false

@@ -17,6 +17,7 @@ public final class EventJournal: MessageJournal, @unchecked Sendable {
     private let segmentLimit: Int64
     private let matcher: JournalTopicMatcher
     private let now: @Sendable () -> Int64
+    /// Keeps other processes out of the journal directory; guards no property.
     private let lock: StoreProcessLock
 
     private var fd: Int32 = -1
@@ -36,6 +37,7 @@ public final class EventJournal: MessageJournal, @unchecked Sendable {
     static let firstRetryMs: Int64 = 100
     static let longestRetryMs: Int64 = 5_000
 
+    /// Guards `stats` and `lastErrorText`; the other `var`s are used only by the writing thread.
     private let statsLock = NSLock()
     private var stats = JournalStatistics()
 

@@ -43,49 +43,6 @@ public struct BeaconEventBody: Sendable, Equatable {
         self.since = since
         self.properties = properties
     }
-
-    func write(to w: inout JSONWriter) {
-        w.beginObject()
-        w.key("beacon"); w.string(beacon)
-        w.key("monitor"); w.string(monitor)
-        w.field("device", device)
-        w.key("state"); w.string(state.rawValue)
-        w.key("previous_state"); w.string(previousState.rawValue)
-        if let refinement { w.key("refinement"); w.beginObject(); refinement.writeMembers(to: &w); w.endObject() }
-        w.key("beacons"); w.beginArray()
-        for b in beacons { w.beginObject(); b.writeMembers(to: &w); w.endObject() }
-        w.endArray()
-        w.field("source", source)
-        w.field("rssi", rssi)
-        if let lastHeard { w.key("last_heard"); w.time(lastHeard) }
-        if let since { w.key("since"); w.time(since) }
-        w.key("properties"); w.rawValue(JSONValue.object(properties).encoded())
-        w.endObject()
-    }
-
-    var json: JSONValue {
-        var w = JSONWriter()
-        write(to: &w)
-        return (try? JSONValue.decode(w.bytes)) ?? .null
-    }
-
-    init(json v: JSONValue) throws {
-        guard let beacon = v["beacon"]?.stringValue, let monitor = v["monitor"]?.stringValue,
-              let state = v["state"]?.stringValue.flatMap(BeaconState.init(rawValue:)),
-              let previous = v["previous_state"]?.stringValue.flatMap(BeaconState.init(rawValue:)) else {
-            throw BeaconConditionError("a beacon event needs beacon, monitor, state and previous_state (unknown, satisfied or unsatisfied)")
-        }
-        func time(_ k: String) -> EventTime? { v[k]?.stringValue.flatMap(EventTime.init(iso8601:)) }
-        var beacons: [BeaconIdentity] = []
-        if case .array(let a)? = v["beacons"] { beacons = a.compactMap(BeaconIdentity.init(json:)) }
-        var properties: [String: JSONValue] = [:]
-        if case .object(let p)? = v["properties"] { properties = p }
-        self.init(beacon: beacon, monitor: monitor, state: state, previousState: previous,
-                  refinement: v["refinement"].flatMap(BeaconIdentity.init(json:)), beacons: beacons,
-                  source: v["source"]?.stringValue, rssi: v["rssi"]?.doubleValue.flatMap { Int(exactly: $0.rounded(.towardZero)) },
-                  lastHeard: time("last_heard"), since: time("since"), properties: properties)
-        device = v["device"]?.stringValue
-    }
 }
 
 /// The three monitoring event types.
@@ -120,10 +77,7 @@ public struct BeaconEvent<Kind: BeaconEventKind>: Payload, Equatable {
 
     public func write(to w: inout JSONWriter) { body.write(to: &w) }
 
-    public init(from r: inout JSONReader) throws {
-        let raw = Array(try r.readRawValue())
-        body = try BeaconEventBody(json: try JSONValue.decode(raw))
-    }
+    public init(from r: inout JSONReader) throws { body = try BeaconEventBody(from: &r) }
 }
 
 /// A matching beacon was heard while the condition was not satisfied (`beacon.enter.<id>`).

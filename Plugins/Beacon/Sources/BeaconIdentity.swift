@@ -75,16 +75,22 @@ public struct BeaconIdentity: Hashable, Sendable, Comparable {
         return AltBeaconIdentifiers(beaconID: beaconID)
     }
 
-    /// Writes the identity's members (`format` and the fields its format has) into an open object.
-    func writeMembers(to w: inout JSONWriter) {
-        w.key("format"); w.string(format.rawValue)
-        w.field("uuid", uuid)
-        w.field("major", major)
-        w.field("minor", minor)
-        w.field("beacon_id", beaconID)
-        altBeaconIdentifiers?.writeMembers(to: &w)
-        w.field("namespace", namespace)
-        w.field("instance", instance)
+    /// The identity an event's fields describe (the `build` of the identity in
+    /// schemas/beacon.state.schema.json, for tools/payloadgen.py); throws at `reader` when the
+    /// fields its format needs are missing.
+    static func fromWire(format: Format, uuid: String?, major: Int?, minor: Int?, beaconID: String?, namespace: String?,
+                         instance: String?, reader r: JSONReader) throws -> BeaconIdentity {
+        switch format {
+        case .iBeacon:
+            guard let uuid, let major, let minor else { throw r.error("an ibeacon identity needs uuid, major and minor") }
+            return BeaconIdentity(iBeacon: uuid, major: major, minor: minor)
+        case .altBeacon:
+            guard let beaconID else { throw r.error("an altbeacon identity needs beacon_id") }
+            return BeaconIdentity(altBeacon: beaconID)
+        case .eddystoneUID:
+            guard let namespace, let instance else { throw r.error("an eddystone_uid identity needs namespace and instance") }
+            return BeaconIdentity(eddystoneNamespace: namespace, instance: instance)
+        }
     }
 
     var json: JSONValue {

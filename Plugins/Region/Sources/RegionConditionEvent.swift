@@ -24,40 +24,24 @@ public struct RegionConditionEvent: Payload, Equatable {
         self.condition = condition
     }
 
-    public func write(to w: inout JSONWriter) {
-        w.beginObject()
-        w.key("region"); w.string(region)
-        w.key("monitor"); w.string(monitor)
-        w.key("removed"); w.bool(condition == nil)
-        if let c = condition {
-            w.key("origin"); w.string(c.origin.rawValue)
-            w.key("geometry"); w.rawValue(c.geometry.encoded())
-            w.field("radius", c.radius, fractionDigits: 3)
-            w.key("notify_on_entry"); w.bool(c.notifyOnEntry)
-            w.key("notify_on_exit"); w.bool(c.notifyOnExit)
-            w.field("dwell", c.dwell, fractionDigits: 3)
-            w.key("properties"); w.rawValue(JSONValue.object(c.properties).encoded())
-        }
-        w.endObject()
-    }
-
-    public init(from r: inout JSONReader) throws {
-        let raw = Array(try r.readRawValue())
-        guard case .object(var o) = try JSONValue.decode(raw) else { throw r.error("a region.condition payload must be an object") }
-        guard let region = o.removeValue(forKey: "region")?.stringValue, let monitor = o.removeValue(forKey: "monitor")?.stringValue,
-              case .bool(let removed)? = o.removeValue(forKey: "removed") else {
-            throw r.error("a region.condition needs region, monitor and removed")
-        }
-        self.region = region
-        self.monitor = monitor
-        guard !removed else {
-            condition = nil
-            return
-        }
-        let origin = o.removeValue(forKey: "origin")?.stringValue.flatMap(ConditionOrigin.init(rawValue:)) ?? .config
-        o["id"] = .string(region)
+    /// The event its fields describe (the `build` of schemas/region.condition.schema.json, for
+    /// tools/payloadgen.py): a definition is read as the config reads one, so what the config
+    /// refuses does not decode either.
+    static func fromWire(region: String, monitor: String, removed: Bool, origin: String?, geometry: JSONValue?, radius: Double?,
+                         notifyOnEntry: Bool?, notifyOnExit: Bool?, dwell: Double?, properties: [String: JSONValue]?,
+                         reader r: JSONReader) throws -> RegionConditionEvent {
+        guard !removed else { return RegionConditionEvent(region: region, monitor: monitor, condition: nil) }
+        var definition: [String: JSONValue] = ["id": .string(region)]
+        if let geometry { definition["geometry"] = geometry }
+        if let radius { definition["radius"] = .number(radius) }
+        if let notifyOnEntry { definition["notify_on_entry"] = .bool(notifyOnEntry) }
+        if let notifyOnExit { definition["notify_on_exit"] = .bool(notifyOnExit) }
+        if let dwell { definition["dwell"] = .number(dwell) }
+        if let properties { definition["properties"] = .object(properties) }
         do {
-            condition = try RegionCondition(definition: .object(o), origin: origin)
+            let condition = try RegionCondition(definition: .object(definition),
+                                                origin: origin.flatMap(ConditionOrigin.init(rawValue:)) ?? .config)
+            return RegionConditionEvent(region: region, monitor: monitor, condition: condition)
         } catch {
             throw r.error("region.condition \(region): \(error)")
         }

@@ -58,87 +58,21 @@ public struct RegionEventBody: Sendable, Equatable {
         self.properties = properties
     }
 
-    func write(to w: inout JSONWriter) {
-        w.beginObject()
-        w.key("region"); w.string(region)
-        w.key("monitor"); w.string(monitor)
-        if let device { w.key("device"); w.string(device) }
-        w.key("state"); w.string(state.rawValue)
-        w.key("previous_state"); w.string(previousState.rawValue)
-        if let fix {
-            w.key("source"); w.string(fix.source)
-            w.key("fix_time"); w.time(fix.time)
-            w.key("lat"); w.double(fix.coordinate.latitude, fractionDigits: 7)
-            w.key("lon"); w.double(fix.coordinate.longitude, fractionDigits: 7)
-            w.field("h_accuracy", fix.horizontalAccuracy, fractionDigits: 2)
-        }
-        w.field("distance", distance, fractionDigits: 2)
-        w.field("confidence", confidence, fractionDigits: 4)
-        if let since { w.key("since"); w.time(since) }
-        w.field("dwell", dwell, fractionDigits: 3)
-        w.key("assumed"); w.bool(assumed)
-        w.key("detected_after_restart"); w.bool(detectedAfterRestart)
-        w.key("properties"); w.rawValue(JSONValue.object(properties).encoded())
-        w.endObject()
-    }
-
-    init(from r: inout JSONReader) throws {
-        var region: String?, monitor: String?, state: RegionState?, previous: RegionState?
-        var source: String?, fixTime: EventTime?, lat: Double?, lon: Double?, acc: Double?
-        var body = RegionEventBody(region: "", monitor: "", state: .unknown, previousState: .unknown)
-        try r.readObject { r, k in
-            if k == "region" {
-                region = try r.readString()
-            } else if k == "monitor" {
-                monitor = try r.readString()
-            } else if k == "device" {
-                body.device = try r.readString()
-            } else if k == "state" {
-                state = RegionState(rawValue: try r.readString())
-            } else if k == "previous_state" {
-                previous = RegionState(rawValue: try r.readString())
-            } else if k == "source" {
-                source = try r.readString()
-            } else if k == "fix_time" {
-                fixTime = try r.readTime()
-            } else if k == "lat" {
-                lat = try r.readDouble()
-            } else if k == "lon" {
-                lon = try r.readDouble()
-            } else if k == "h_accuracy" {
-                acc = try r.readOptionalDouble()
-            } else if k == "distance" {
-                body.distance = try r.readOptionalDouble()
-            } else if k == "confidence" {
-                body.confidence = try r.readOptionalDouble()
-            } else if k == "since" {
-                body.since = try r.readTime()
-            } else if k == "dwell" {
-                body.dwell = try r.readOptionalDouble()
-            } else if k == "assumed" {
-                body.assumed = try r.readBool()
-            } else if k == "detected_after_restart" {
-                body.detectedAfterRestart = try r.readBool()
-            } else if k == "properties" {
-                let raw = Array(try r.readRawValue())
-                guard case .object(let o) = try JSONValue.decode(raw) else { throw r.error("properties must be an object") }
-                body.properties = o
-            } else {
-                try r.skipValue()
-            }
-        }
-        guard let region, let monitor, let state, let previous else {
-            throw r.error("a region event needs region, monitor, state and previous_state (one of unknown, satisfied, unsatisfied)")
-        }
-        body.region = region
-        body.monitor = monitor
-        body.state = state
-        body.previousState = previous
+    /// The body its wire form describes (the `build` of schemas/region.state.schema.json, for
+    /// tools/payloadgen.py): the triggering fix is there when all its members are.
+    static func fromWire(region: String, monitor: String, device: String?, state: RegionState, previousState: RegionState,
+                         source: String?, fixTime: EventTime?, lat: Double?, lon: Double?, hAccuracy: Double?,
+                         distance: Double?, confidence: Double?, since: EventTime?, dwell: Double?, assumed: Bool,
+                         detectedAfterRestart: Bool, properties: [String: JSONValue]) -> RegionEventBody {
+        var body = RegionEventBody(region: region, monitor: monitor, state: state, previousState: previousState,
+                                   distance: distance, confidence: confidence, since: since, dwell: dwell, assumed: assumed,
+                                   detectedAfterRestart: detectedAfterRestart, properties: properties)
+        body.device = device
         if let source, let fixTime, let lat, let lon {
             body.fix = TriggeringFix(source: source, coordinate: Coordinate(latitude: lat, longitude: lon),
-                                     horizontalAccuracy: acc, time: fixTime)
+                                     horizontalAccuracy: hAccuracy, time: fixTime)
         }
-        self = body
+        return body
     }
 }
 

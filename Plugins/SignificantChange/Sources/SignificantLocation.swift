@@ -33,34 +33,4 @@ public struct SignificantLocation: Payload, Equatable {
         self.distance = distance
         self.elapsed = elapsed
     }
-
-    public func write(to w: inout JSONWriter) {
-        w.beginObject()
-        w.field("source", source)
-        w.field("lat", latitude, fractionDigits: 9)
-        w.field("lon", longitude, fractionDigits: 9)
-        w.field("alt_msl", altitudeMSL, fractionDigits: 3)
-        w.field("h_accuracy", horizontalAccuracy, fractionDigits: 3)
-        w.field("distance", distance, fractionDigits: 1)
-        w.field("elapsed", elapsed, fractionDigits: 3)
-        w.endObject()
-    }
-
-    public init(from r: inout JSONReader) throws {
-        var source: String?, lat: Double?, lon: Double?
-        var alt: Double?, h: Double?, distance: Double?, elapsed: Double?
-        try r.readObject { r, k in
-            if k == "source" { source = try r.readString() }
-            else if k == "lat" { lat = try r.readOptionalDouble() }
-            else if k == "lon" { lon = try r.readOptionalDouble() }
-            else if k == "alt_msl" { alt = try r.readOptionalDouble() }
-            else if k == "h_accuracy" { h = try r.readOptionalDouble() }
-            else if k == "distance" { distance = try r.readOptionalDouble() }
-            else if k == "elapsed" { elapsed = try r.readOptionalDouble() }
-            else { try r.skipValue() }
-        }
-        guard let source, let lat, let lon else { throw r.error("location.significant needs source, lat, lon") }
-        self.init(source: source, latitude: lat, longitude: lon, altitudeMSL: alt, horizontalAccuracy: h,
-                  distance: distance, elapsed: elapsed)
-    }
 }

@@ -26,28 +26,4 @@ public struct LocationPaused: Payload, Equatable {
         self.horizontalAccuracy = horizontalAccuracy
         self.stationaryFor = stationaryFor
     }
-
-    public func write(to w: inout JSONWriter) {
-        w.beginObject()
-        w.field("source", source)
-        w.field("lat", latitude, fractionDigits: 9)
-        w.field("lon", longitude, fractionDigits: 9)
-        w.field("h_accuracy", horizontalAccuracy, fractionDigits: 3)
-        w.field("stationary_for", stationaryFor, fractionDigits: 3)
-        w.endObject()
-    }
-
-    public init(from r: inout JSONReader) throws {
-        var source: String?, lat: Double?, lon: Double?, h: Double?, still: Double?
-        try r.readObject { r, k in
-            if k == "source" { source = try r.readString() }
-            else if k == "lat" { lat = try r.readOptionalDouble() }
-            else if k == "lon" { lon = try r.readOptionalDouble() }
-            else if k == "h_accuracy" { h = try r.readOptionalDouble() }
-            else if k == "stationary_for" { still = try r.readOptionalDouble() }
-            else { try r.skipValue() }
-        }
-        guard let source, let lat, let lon, let still else { throw r.error("location.paused needs source, lat, lon, stationary_for") }
-        self.init(source: source, latitude: lat, longitude: lon, horizontalAccuracy: h, stationaryFor: still)
-    }
 }

@@ -29,32 +29,4 @@ public struct LocationResumed: Payload, Equatable {
         self.distance = distance
         self.pausedFor = pausedFor
     }
-
-    public func write(to w: inout JSONWriter) {
-        w.beginObject()
-        w.field("source", source)
-        w.field("lat", latitude, fractionDigits: 9)
-        w.field("lon", longitude, fractionDigits: 9)
-        w.field("h_accuracy", horizontalAccuracy, fractionDigits: 3)
-        w.field("distance", distance, fractionDigits: 1)
-        w.field("paused_for", pausedFor, fractionDigits: 3)
-        w.endObject()
-    }
-
-    public init(from r: inout JSONReader) throws {
-        var source: String?, lat: Double?, lon: Double?, h: Double?, distance: Double?, paused: Double?
-        try r.readObject { r, k in
-            if k == "source" { source = try r.readString() }
-            else if k == "lat" { lat = try r.readOptionalDouble() }
-            else if k == "lon" { lon = try r.readOptionalDouble() }
-            else if k == "h_accuracy" { h = try r.readOptionalDouble() }
-            else if k == "distance" { distance = try r.readOptionalDouble() }
-            else if k == "paused_for" { paused = try r.readOptionalDouble() }
-            else { try r.skipValue() }
-        }
-        guard let source, let lat, let lon, let distance, let paused else {
-            throw r.error("location.resumed needs source, lat, lon, distance, paused_for")
-        }
-        self.init(source: source, latitude: lat, longitude: lon, horizontalAccuracy: h, distance: distance, pausedFor: paused)
-    }
 }

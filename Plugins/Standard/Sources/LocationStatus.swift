@@ -33,30 +33,4 @@ public struct LocationStatus: Payload, Equatable {
         self.source = source
         self.reason = reason
     }
-
-    public func write(to w: inout JSONWriter) {
-        w.beginObject()
-        w.field("condition", condition.rawValue)
-        w.field("active", active)
-        w.field("source", source)
-        w.field("reason", reason)
-        w.endObject()
-    }
-
-    public init(from r: inout JSONReader) throws {
-        var condition: Condition?, active: Bool?, source: String?, reason: String?
-        try r.readObject { r, k in
-            if k == "condition" {
-                let c = try r.readString()
-                guard let value = Condition(rawValue: c) else { throw r.error("unknown location.status condition '\(c)'") }
-                condition = value
-            }
-            else if k == "active" { active = try r.readBool() }
-            else if k == "source" { source = try r.readOptionalString() }
-            else if k == "reason" { reason = try r.readString() }
-            else { try r.skipValue() }
-        }
-        guard let condition, let active, let reason else { throw r.error("location.status needs condition, active, reason") }
-        self.init(condition: condition, active: active, source: source, reason: reason)
-    }
 }

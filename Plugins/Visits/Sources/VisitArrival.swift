@@ -28,31 +28,6 @@ public struct VisitArrival: Payload, Equatable {
         self.horizontalAccuracy = horizontalAccuracy
         self.fixes = fixes
     }
-
-    public func write(to w: inout JSONWriter) {
-        w.beginObject()
-        writeMembers(to: &w)
-        w.endObject()
-    }
-
-    /// The members `VisitDeparture` repeats unchanged.
-    func writeMembers(to w: inout JSONWriter) {
-        w.key("source"); w.string(source)
-        w.key("arrival"); w.time(arrival)
-        // 1e-7 degree is about 1 cm: finer than a mean of GNSS fixes is worth.
-        w.key("lat"); w.double(centre.latitude, fractionDigits: 7)
-        w.key("lon"); w.double(centre.longitude, fractionDigits: 7)
-        w.key("h_accuracy"); w.double(horizontalAccuracy, fractionDigits: 1)
-        w.key("fixes"); w.int(fixes)
-    }
-
-    public init(from r: inout JSONReader) throws {
-        var members = VisitMembers()
-        try r.readObject { r, k in
-            if try !members.read(k, from: &r) { try r.skipValue() }
-        }
-        self = try members.arrival(r)
-    }
 }
 
 /// The visits service's state keeps an open visit's arrival with `Codable`, exactly (the wire

@@ -20,24 +20,4 @@ public struct VisitDeparture: Payload, Equatable {
 
     /// Seconds from arrival to departure.
     public var duration: Double { departure.seconds(since: visit.arrival) }
-
-    public func write(to w: inout JSONWriter) {
-        w.beginObject()
-        visit.writeMembers(to: &w)
-        w.key("departure"); w.time(departure)
-        w.key("duration"); w.double(duration, fractionDigits: 3)
-        w.endObject()
-    }
-
-    public init(from r: inout JSONReader) throws {
-        var members = VisitMembers()
-        var departure: EventTime?
-        try r.readObject { r, k in
-            if try members.read(k, from: &r) { return }
-            // `duration` follows from the two times, so it is not read back.
-            if k == "departure" { departure = try r.readTime() } else { try r.skipValue() }
-        }
-        guard let departure else { throw r.error("a visit departure needs departure") }
-        self.init(visit: try members.arrival(r), departure: departure)
-    }
 }

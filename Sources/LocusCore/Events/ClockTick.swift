@@ -15,23 +15,4 @@ public struct ClockTick: Payload, Equatable {
         self.basis = basis
         self.interval = interval
     }
-
-    public func write(to w: inout JSONWriter) {
-        w.beginObject()
-        w.key("basis"); w.string(basis.rawValue)
-        w.key("interval"); w.double(interval, fractionDigits: 3)
-        w.endObject()
-    }
-
-    public init(from r: inout JSONReader) throws {
-        var basis: Basis?
-        var interval: Double?
-        try r.readObject { r, k in
-            if k == "basis" { basis = Basis(rawValue: try r.readString()) }
-            else if k == "interval" { interval = try r.readDouble() }
-            else { try r.skipValue() }
-        }
-        guard let basis, let interval else { throw r.error("clock.tick needs basis and interval") }
-        self.init(basis: basis, interval: interval)
-    }
 }

@@ -35,37 +35,4 @@ public struct PluginStatus: Payload, Equatable {
         self.restarts = restarts
         self.retryIn = retryIn
     }
-
-    public func write(to w: inout JSONWriter) {
-        w.beginObject()
-        w.key("plugin"); w.string(plugin)
-        w.key("kind"); w.string(kind)
-        w.key("plugin_type"); w.string(pluginType)
-        w.key("state"); w.string(state.rawValue)
-        w.field("reason", reason)
-        w.key("restarts"); w.int(restarts)
-        w.field("retry_in", retryIn, fractionDigits: 3)
-        w.endObject()
-    }
-
-    public init(from r: inout JSONReader) throws {
-        var plugin: String?, kind: String?, type: String?, state: State?
-        var reason: String?, restarts = 0, retryIn: Double?
-        try r.readObject { r, k in
-            if k == "plugin" { plugin = try r.readString() }
-            else if k == "kind" { kind = try r.readString() }
-            else if k == "plugin_type" { type = try r.readString() }
-            else if k == "state" {
-                let s = try r.readString()
-                guard let st = State(rawValue: s) else { throw r.error("unknown state '\(s)'") }
-                state = st
-            }
-            else if k == "reason" { reason = try r.readOptionalString() }
-            else if k == "restarts" { restarts = try r.readInt() }
-            else if k == "retry_in" { retryIn = try r.readOptionalDouble() }
-            else { try r.skipValue() }
-        }
-        guard let plugin, let kind, let type, let state else { throw r.error("status.plugin needs plugin, kind, plugin_type, state") }
-        self.init(plugin: plugin, kind: kind, pluginType: type, state: state, reason: reason, restarts: restarts, retryIn: retryIn)
-    }
 }

@@ -202,7 +202,7 @@ public struct JSONReader {
     // is then not used any further (the caller's decode fails as a whole).
 
     /// Consumes `{`; returns false if the object is empty (its `}` consumed too).
-    @inline(__always) mutating func enterObject() throws -> Bool {
+    @inline(__always) public mutating func enterObject() throws -> Bool {
         try consume(0x7B)
         depth += 1
         guard depth <= JSONReader.maxDepth else { throw tooDeep() }
@@ -215,7 +215,7 @@ public struct JSONReader {
     }
 
     /// Reads a member's key and the colon after it.
-    @inline(__always) mutating func readMemberKey() throws -> JSONKey {
+    @inline(__always) public mutating func readMemberKey() throws -> JSONKey {
         guard peek() == 0x22 else { throw error("expected an object key") }
         let key = try readKey()
         // Compact JSON has the colon right after the key's closing quote.
@@ -228,7 +228,7 @@ public struct JSONReader {
     }
 
     /// After a member's value: consumes `,` (returns true) or the closing `}` (returns false).
-    @inline(__always) mutating func nextMember() throws -> Bool {
+    @inline(__always) public mutating func nextMember() throws -> Bool {
         guard let c = peek() else { throw error("unterminated object") }
         position += 1
         if c == 0x2C { return true }
@@ -320,7 +320,7 @@ public struct JSONReader {
 
     /// Reads a string value as a `JSONKey` (its text as it appears in the input), for values
     /// from a fixed set (enum raw values), which can then be matched without creating a String.
-    @inline(__always) mutating func readStringToken() throws -> JSONKey {
+    @inline(__always) public mutating func readStringToken() throws -> JSONKey {
         guard peek() == 0x22 else { throw error("expected a string") }
         return try readKey()
     }

@@ -31,11 +31,4 @@ public struct AltBeaconIdentifiers: Sendable, Equatable, Hashable {
         }
         return out
     }
-
-    /// Writes `id1`, `id2` and `id3` into an open object.
-    public func writeMembers(to w: inout JSONWriter) {
-        w.key("id1"); w.string(id1)
-        w.key("id2"); w.int(id2)
-        w.key("id3"); w.int(id3)
-    }
 }

@@ -66,6 +66,17 @@ def case_name(value):
     return name
 
 
+# A scalar kind's Swift type and how it is read (as an optional: null reads as absent).
+SCALARS = {
+    "number": ("Double", "try r.readOptionalDouble()"),
+    "integer": ("Int", "try r.readOptionalInt()"),
+    "boolean": ("Bool", "try r.readOptionalBool()"),
+    "time": ("EventTime", "r.readNull() ? nil : try r.readTime()"),
+    "counts": ("[String: UInt64]", "r.readNull() ? nil : try r.readCounts()"),
+    "json": ("JSONValue", "try JSONValue.decode(Array(try r.readRawValue()))"),
+}
+
+
 def wrapped(head, parts, tail, width=100):
     """`head` + parts joined by ", " + `tail`, broken into lines of about `width`."""
     lines, line = [], head
@@ -228,30 +239,13 @@ class Codec:
     # -- reading
 
     def read_expr(self, f):
-        """The Swift expression that reads f's value (of the local's type, optional or not)."""
-        if f.type == "number":
-            return "try r.readOptionalDouble()"
-        if f.type == "integer":
-            return "try r.readOptionalInt()"
-        if f.type == "boolean":
-            return "try r.readOptionalBool()"
-        if f.type == "time":
-            return "r.readNull() ? nil : try r.readTime()"
-        if f.type == "string":
-            if f.enum:
-                return None
+        """The Swift expression that reads f's value as an optional, or None where `read_lines`
+        writes a block (enums, objects, arrays)."""
+        if f.type == "string" and not f.enum:
             return "try r.readOptionalString()"
-        if f.type == "counts":
-            return "r.readNull() ? nil : try r.readCounts()"
         if f.type == "nested":
             return f"r.readNull() ? nil : try {f.nested.type}(from: &r)"
-        if f.type == "json":
-            return "try JSONValue.decode(Array(try r.readRawValue()))"
-        if f.type == "object":
-            return None
-        if f.type in ("array", "list"):
-            return None
-        raise AssertionError(f.type)
+        return SCALARS.get(f.type, (None, None))[1]
 
     def read_lines(self):
         """The key chain inside the member loop."""
@@ -298,28 +292,15 @@ class Codec:
         return lines
 
     def swift_type(self, f):
-        if f.type == "number":
-            return "Double"
-        if f.type == "integer":
-            return "Int"
-        if f.type == "boolean":
-            return "Bool"
-        if f.type == "time":
-            return "EventTime"
         if f.type == "string":
             return f.enum or "String"
-        if f.type == "object":
-            return "[String: JSONValue]"
-        if f.type == "counts":
-            return "[String: UInt64]"
-        if f.type == "array":
-            return f"[{f.nested.type}]"
+        if f.type in ("array", "nested"):
+            return f"[{f.nested.type}]" if f.type == "array" else f.nested.type
         if f.type == "list":
             return "[String]"
-        if f.type == "json":
-            return "JSONValue"
-        if f.type == "nested":
-            return f.nested.type
+        if f.type == "object":
+            return "[String: JSONValue]"
+        return SCALARS[f.type][0]
 
     def swift_literal(self, f):
         d = f.default

@@ -140,6 +140,8 @@ let package = Package(
         .target(name: "LocusWebRequests", dependencies: ["LocusCore"]),
         .target(name: "LocusBLE", dependencies: ["LocusCore"]),
         .target(name: "LocusStore", dependencies: ["LocusCore", .product(name: "GRDB", package: "GRDB.swift")]),
+        // Partition leases for a group of servers (issue 33): the algorithm, on any compare-and-set store.
+        .target(name: "LocusFleet", dependencies: ["LocusCore"]),
         .executableTarget(
             name: "locus-bench",
             dependencies: ["LocusCore", "LocusBus", "LocusNMEA", "LocusRegions", "LocusBLE", "LocusBeaconPlugin", "LocusStore",
@@ -151,6 +153,7 @@ let package = Package(
         .testTarget(name: "LocusConditionsTests", dependencies: ["LocusConditions", "LocusCore", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "LocusBLETests", dependencies: ["LocusBLE", "LocusCore"], resources: [.copy("Fixtures")]),
         .testTarget(name: "LocusStoreTests", dependencies: ["LocusStore", "LocusCore"]),
+        .testTarget(name: "LocusFleetTests", dependencies: ["LocusFleet", "LocusCore"]),
         // The process LocusStoreTests' crash test SIGKILLs (it finds it next to the test bundle).
         .executableTarget(name: "LocusStoreCrashWriter", dependencies: ["LocusStore", "LocusCore"], path: "Tests/LocusStoreCrashWriter"),
         .testTarget(name: "LocusFormatsTests", dependencies: ["LocusFormats", "LocusCore"], resources: [.copy("Fixtures")]),

@@ -36,8 +36,6 @@ What a schema says beyond JSON Schema, all under `x-…` keys that validators ig
              x-omit-empty: an array is not written when it is empty
              x-check: decoding refuses a number outside the schema's minimum/maximum
              x-present: when an optional field is there, for the doc table ("with a fix")
-             x-swift-optional: true: optional in Swift although the schema requires it when
-             another field says so (a rule for `problem`)
   codec-of   x-locus-swift: {"codec-of": "<event type>"}: this type is written by that one's codec
              (region.enter and region.state share one body); its properties and their x-
              annotations must be the same, and its doc section shows that one's table.
@@ -123,7 +121,7 @@ class Field:
         self.derived = spec.get("x-derived")
         self.check = spec.get("x-check", False)
         self.required = key in required
-        self.optional_swift = (not self.required and self.default is None) or spec.get("x-swift-optional", False)
+        self.optional_swift = not self.required and self.default is None
         self.omit_empty = spec.get("x-omit-empty", False)
         self.nested = None
         self.element = None  # a list's scalar element type
@@ -258,7 +256,7 @@ class Codec:
             head = ("if" if first else "else if") + f" k == {k} {{"
             first = False
             expr = self.read_expr(f)
-            if expr is not None and f.optional_swift or expr is not None and f.default is None:
+            if expr is not None and f.default is None:
                 lines.append(f"{head} {f.local} = {expr} }}")
             elif expr is not None:  # absent or null keeps the default
                 lines.append(f"{head} if let v = {expr} {{ {f.local} = v }} }}")
@@ -331,7 +329,7 @@ class Codec:
         out += ["        " + l for l in self.read_lines()]
         out.append("    } while try r.nextMember()")
         out.append("}")
-        needed = [f for f in read if f.required and not f.optional_swift and f.default is None]
+        needed = [f for f in read if f.required and f.default is None]
         if needed:
             names = ", ".join(f.key for f in needed)
             out += wrapped("guard ", [f"let {f.local}" for f in needed], " else {")
@@ -340,10 +338,12 @@ class Codec:
             if f.check and f.type in ("number", "integer"):
                 lo, hi = f.spec.get("minimum"), f.spec.get("maximum", f.spec.get("exclusiveMaximum"))
                 op = "..<" if "exclusiveMaximum" in f.spec else "..."
-                fmt = lambda v: repr(v) if not float(v).is_integer() else str(int(v))
-                cond = f"!({fmt(lo)}{op}{fmt(hi)}).contains({f.local})"
-                head = f"if let {f.local}, {cond}" if (f.optional_swift or not f.required) else f"if {cond}"
-                out.append(f"{head} {{ throw r.error(\"{f.key} out of range {fmt(lo)}{op}{fmt(hi)}\") }}")
+                cond = f"!({number(lo)}{op}{number(hi)}).contains({f.local})"
+                # Checked once the guard above has unwrapped what is required; a local with a
+                # default is never optional.
+                unwrapped = f.default is not None or f in needed
+                head = f"if {cond}" if unwrapped else f"if let {f.local}, {cond}"
+                out.append(f"{head} {{ throw r.error(\"{f.key} out of range {number(lo)}{op}{number(hi)}\") }}")
         if self.build:
             out += call_lines("self = " + self.build)
         else:
@@ -439,16 +439,12 @@ def generated_swift(path, schema, root, matchers):
 # -- the doc tables
 
 def type_word(spec, raw_defs):
+    """The doc table's type: the kind `Field.resolve` reads, in JSON's words."""
     ref = spec.get("$ref", "").rsplit("/", 1)[-1]
-    if ref in raw_defs:
-        target = raw_defs[ref]
-        return "object" if "properties" in target else type_word(target, raw_defs)
-    t = spec.get("type")
-    if "const" in spec and t is None:
-        return "boolean" if isinstance(spec["const"], bool) else "string"
-    if "enum" in spec and t is None:
-        return "string"
-    if t == "string" and spec.get("format") == "date-time":
+    if ref in raw_defs and "properties" in raw_defs[ref]:
+        return "object"
+    t, spec = Field.resolve(spec, raw_defs)
+    if t == "time":
         return "string (time)"
     if t == "object" and isinstance(spec.get("additionalProperties"), dict):
         return "object of " + spec["additionalProperties"].get("type", "values")
@@ -490,7 +486,7 @@ def table(node, raw_defs):
     rows = ["| field | type | meaning | range | digits | |", "|---|---|---|---|---|---|"]
     for key, spec in node["properties"].items():
         req = "required" if key in required else spec.get("x-present", "")
-        shown = {**raw_defs.get(spec.get("$ref", "").rsplit("/", 1)[-1], {}), **spec}
+        _, shown = Field.resolve(spec, raw_defs)
         cells = [f"`{key}`", type_word(spec, raw_defs), doc_text(shown), range_text(shown), str(spec.get("x-digits", "")), req]
         rows.append("| " + " | ".join(cells) + " |")
     return "\n".join(rows)

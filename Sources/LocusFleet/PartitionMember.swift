@@ -31,14 +31,15 @@ public final class PartitionMember {
     /// consumes, stops a lost one at once (its events may already be another's), and for each in
     /// `releasing` checkpoints it and then calls `release(_:)`.
     public struct Changes: Equatable, Sendable {
-        public var acquired: [(partition: Int, epoch: UInt64)] = []
+        /// A partition taken, under a new epoch.
+        public struct Acquired: Equatable, Sendable {
+            public var partition: Int
+            public var epoch: UInt64
+        }
+
+        public var acquired: [Acquired] = []
         public var lost: [Int] = []
         public var releasing: [Int] = []
-
-        public static func == (a: Changes, b: Changes) -> Bool {
-            a.acquired.map(\.partition) == b.acquired.map(\.partition) && a.acquired.map(\.epoch) == b.acquired.map(\.epoch)
-                && a.lost == b.lost && a.releasing == b.releasing
-        }
     }
 
     public init(id: String, partitions: Int, leaseMs: Int64, store: any LeaseStore) {
@@ -91,30 +92,27 @@ public final class PartitionMember {
             let rank = Dictionary(uniqueKeysWithValues: order.enumerated().map { ($1, $0) })
             changes.releasing = held.keys.sorted { rank[$0, default: 0] > rank[$1, default: 0] }.prefix(held.count - target).sorted()
         } else if held.count < target {
-            let leases = Dictionary(uniqueKeysWithValues: try store.list(prefix: "partition.").compactMap { e -> (Int, (Lease?, UInt64))? in
-                guard let p = Int(e.key.dropFirst("partition.".count)) else { return nil }
+            // Keys come from the store: only this group's own form counts (another writer's
+            // `partition.01` is not partition 1), and a repeat must not trap.
+            let leases = Dictionary(try store.list(prefix: "partition.").compactMap { e -> (Int, (Lease?, UInt64))? in
+                guard let p = Int(e.key.dropFirst("partition.".count)), Self.partitionKey(p) == e.key else { return nil }
                 return (p, (Lease(bytes: e.value), e.revision))
-            })
+            }, uniquingKeysWith: { first, _ in first })
             for p in PartitionShare.preference(for: id, among: live, partitions: partitions) where held[p] == nil {
                 if held.count >= target { break }
-                let lease = Lease(owner: id, epoch: 1, expiresMs: now + leaseMs)
+                var lease = Lease(owner: id, epoch: 1, expiresMs: now + leaseMs)
                 let write: LeaseWrite
                 if let (current, revision) = leases[p] {
                     // Taken only once it has run out (or is not a lease at all).
                     if let current, current.expiresMs > now { continue }
-                    var next = lease
-                    next.epoch = (current?.epoch ?? 0) + 1
-                    write = try store.update(Self.partitionKey(p), next.bytes, expected: revision)
-                    if case .written(let r) = write {
-                        held[p] = Held(epoch: next.epoch, revision: r, expiresMs: next.expiresMs)
-                        changes.acquired.append((p, next.epoch))
-                    }
+                    lease.epoch = (current?.epoch ?? 0) + 1
+                    write = try store.update(Self.partitionKey(p), lease.bytes, expected: revision)
                 } else {
                     write = try store.create(Self.partitionKey(p), lease.bytes)
-                    if case .written(let r) = write {
-                        held[p] = Held(epoch: 1, revision: r, expiresMs: lease.expiresMs)
-                        changes.acquired.append((p, 1))
-                    }
+                }
+                if case .written(let r) = write {
+                    held[p] = Held(epoch: lease.epoch, revision: r, expiresMs: lease.expiresMs)
+                    changes.acquired.append(.init(partition: p, epoch: lease.epoch))
                 }
             }
         }

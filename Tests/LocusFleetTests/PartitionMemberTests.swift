@@ -12,7 +12,7 @@ final class GroupSimulation {
     var members: [String: PartitionMember] = [:]
     /// Members that are not stepped (killed or paused).
     var stopped: Set<String> = []
-    var acquired: [String: [(partition: Int, epoch: UInt64)]] = [:]
+    var acquired: [String: [PartitionMember.Changes.Acquired]] = [:]
     var lost: [String: [Int]] = [:]
 
     init(partitions: Int, members ids: [String]) {

@@ -83,6 +83,9 @@ let package = Package(
         // libmosquitto's API (headers from Debian's libmosquitto-dev), opened with dlopen on first
         // use: a daemon without an `mqtt` entry never loads it or the TLS libraries it brings.
         .target(name: "CMosquitto"),
+        // libnats's API (headers from Debian's libnats-dev), opened the same way on first use: only
+        // a configuration with NATS loads it.
+        .target(name: "CNATS"),
         // Header-only: prctl and pipe2 for the exec plugin's process groups.
         .systemLibrary(name: "CProcessControl"),
         .systemLibrary(
@@ -142,6 +145,8 @@ let package = Package(
         .target(name: "LocusStore", dependencies: ["LocusCore", .product(name: "GRDB", package: "GRDB.swift")]),
         // Partition leases for a group of servers (issue 33): the algorithm, on any compare-and-set store.
         .target(name: "LocusFleet", dependencies: ["LocusCore"]),
+        // The NATS client Locus needs (JetStream streams, pull consumers, key-value leases), on CNATS.
+        .target(name: "LocusNATS", dependencies: ["CNATS", "LocusCore", "LocusFleet"]),
         .executableTarget(
             name: "locus-bench",
             dependencies: ["LocusCore", "LocusBus", "LocusNMEA", "LocusRegions", "LocusBLE", "LocusBeaconPlugin", "LocusStore",
@@ -154,6 +159,7 @@ let package = Package(
         .testTarget(name: "LocusBLETests", dependencies: ["LocusBLE", "LocusCore"], resources: [.copy("Fixtures")]),
         .testTarget(name: "LocusStoreTests", dependencies: ["LocusStore", "LocusCore"]),
         .testTarget(name: "LocusFleetTests", dependencies: ["LocusFleet", "LocusCore"]),
+        .testTarget(name: "LocusNATSTests", dependencies: ["LocusNATS", "LocusFleet", "LocusCore", "LocusTestKit"]),
         // The process LocusStoreTests' crash test SIGKILLs (it finds it next to the test bundle).
         .executableTarget(name: "LocusStoreCrashWriter", dependencies: ["LocusStore", "LocusCore"], path: "Tests/LocusStoreCrashWriter"),
         .testTarget(name: "LocusFormatsTests", dependencies: ["LocusFormats", "LocusCore"], resources: [.copy("Fixtures")]),

@@ -1,0 +1,65 @@
+import Glibc
+import CNATS
+
+/// An ephemeral pull consumer on one stream, for the subjects of one filter, starting after a
+/// given stream sequence: what a server reads a partition of fixes with. Messages need no
+/// acknowledgement (the reader's position is what it checkpoints), so a consumer deleted by a
+/// takeover loses nothing. It belongs to its connection's thread.
+public final class JetStreamPullConsumer {
+    private let subscription: OpaquePointer
+    public let filter: String
+
+    /// `after`: the last sequence already handled (0: from the start of the stream).
+    public init(connection: NATSConnection, stream: String, filter: String, after: UInt64,
+                inactiveSeconds: Double = 30) throws {
+        self.filter = filter
+        var options = jsSubOptions()
+        jsSubOptions_Init(&options)
+        var subscription: OpaquePointer?
+        var code = jsErrCode(0)
+        let streamName = strdup(stream), filterCopy = strdup(filter)
+        defer { free(streamName); free(filterCopy) }
+        options.Stream = UnsafePointer(streamName)
+        options.Config.FilterSubject = UnsafePointer(filterCopy)
+        options.Config.AckPolicy = js_AckNone
+        options.Config.DeliverPolicy = after == 0 ? js_DeliverAll : js_DeliverByStartSequence
+        options.Config.OptStartSeq = after == 0 ? 0 : after + 1
+        // A consumer whose reader died (kill -9) goes away by itself after this long.
+        options.Config.InactiveThreshold = Int64(inactiveSeconds * 1e9)
+        try check(js_PullSubscribe(&subscription, connection.jetStream, filter, nil, nil, &options, &code),
+                  "read \(filter) from stream \(stream)", code: code)
+        guard let subscription else { throw NATSError(operation: "read \(filter)", message: "no subscription") }
+        self.subscription = subscription
+    }
+
+    deinit {
+        natsSubscription_Unsubscribe(subscription)
+        natsSubscription_Destroy(subscription)
+    }
+
+    /// Up to `batch` messages, waiting at most `timeoutMs` for the first; none when nothing came.
+    public func fetch(batch: Int, timeoutMs: Int64) throws -> [JetStreamMessage] {
+        var list = natsMsgList()
+        var code = jsErrCode(0)
+        let status = natsSubscription_Fetch(&list, subscription, Int32(batch), timeoutMs, &code)
+        if status == NATS_TIMEOUT { return [] }
+        try check(status, "fetch from \(filter)", code: code)
+        defer { natsMsgList_Destroy(&list) }
+        var messages: [JetStreamMessage] = []
+        messages.reserveCapacity(Int(list.Count))
+        for i in 0..<Int(list.Count) {
+            guard let message = list.Msgs[i] else { continue }
+            var meta: UnsafeMutablePointer<jsMsgMetaData>?
+            guard natsMsg_GetMetaData(&meta, message) == NATS_OK, let meta else { continue }
+            defer { jsMsgMetaData_Destroy(meta) }
+            let length = Int(natsMsg_GetDataLength(message))
+            let payload: [UInt8] = natsMsg_GetData(message).map { data in
+                data.withMemoryRebound(to: UInt8.self, capacity: length) { Array(UnsafeBufferPointer(start: $0, count: length)) }
+            } ?? []
+            messages.append(JetStreamMessage(subject: natsMsg_GetSubject(message).map { String(cString: $0) } ?? "",
+                                             payload: payload, sequence: meta.pointee.Sequence.Stream,
+                                             timestampNs: meta.pointee.Timestamp, pending: meta.pointee.NumPending))
+        }
+        return messages
+    }
+}

@@ -79,7 +79,8 @@ let package = Package(
         .executableTarget(
             name: "LocusMQTTFuzz",
             // LocusCommandLine brings every built-in plugin, the mqtt one among them.
-            dependencies: ["CLibFuzzer", .product(name: "LocusCommandLine", package: "Locus"), .product(name: "LocusCore", package: "Locus")]
+            dependencies: ["CLibFuzzer", .product(name: "LocusCommandLine", package: "Locus"), .product(name: "LocusCore", package: "Locus"),
+                           .product(name: "LocusFormats", package: "Locus")]
         ),
         .executableTarget(
             name: "LocusWebFuzz",

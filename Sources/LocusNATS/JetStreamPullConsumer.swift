@@ -9,9 +9,22 @@ public final class JetStreamPullConsumer {
     private let subscription: OpaquePointer
     public let filter: String
 
-    /// `after`: the last sequence already handled (0: from the start of the stream).
-    public init(connection: NATSConnection, stream: String, filter: String, after: UInt64,
-                inactiveSeconds: Double = 30) throws {
+    /// Where a consumer starts in its stream.
+    public enum Start: Sendable, Equatable {
+        /// The oldest message the stream holds.
+        case all
+        /// Only messages stored from now on.
+        case new
+        /// The message after this sequence (the last one already handled).
+        case after(UInt64)
+    }
+
+    public convenience init(connection: NATSConnection, stream: String, filter: String, after: UInt64, inactiveSeconds: Double = 30) throws {
+        try self.init(connection: connection, stream: stream, filter: filter, start: after == 0 ? .all : .after(after),
+                      inactiveSeconds: inactiveSeconds)
+    }
+
+    public init(connection: NATSConnection, stream: String, filter: String, start: Start, inactiveSeconds: Double = 30) throws {
         self.filter = filter
         var options = jsSubOptions()
         jsSubOptions_Init(&options)
@@ -22,8 +35,13 @@ public final class JetStreamPullConsumer {
         options.Stream = UnsafePointer(streamName)
         options.Config.FilterSubject = UnsafePointer(filterCopy)
         options.Config.AckPolicy = js_AckNone
-        options.Config.DeliverPolicy = after == 0 ? js_DeliverAll : js_DeliverByStartSequence
-        options.Config.OptStartSeq = after == 0 ? 0 : after + 1
+        switch start {
+        case .all: options.Config.DeliverPolicy = js_DeliverAll
+        case .new: options.Config.DeliverPolicy = js_DeliverNew
+        case .after(let sequence):
+            options.Config.DeliverPolicy = js_DeliverByStartSequence
+            options.Config.OptStartSeq = sequence + 1
+        }
         // A consumer whose reader died (kill -9) goes away by itself after this long.
         options.Config.InactiveThreshold = Int64(inactiveSeconds * 1e9)
         try check(js_PullSubscribe(&subscription, connection.jetStream, filter, nil, nil, &options, &code),

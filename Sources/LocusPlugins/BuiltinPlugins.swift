@@ -7,6 +7,7 @@ import LocusExecPlugin
 import LocusFilePlugin
 import LocusGpsdPlugin
 import LocusMQTTPlugin
+import LocusNATSPlugin
 import LocusNMEASerialPlugin
 import LocusRegionPlugin
 import LocusReplayPlugin
@@ -34,6 +35,7 @@ public enum BuiltinPlugins {
         ConsolePlugin.factory,
         FileSinkPlugin.factory,
         MQTTPlugin.factory,
+        NATSPlugin.factory,
         WebPlugin.factory,
     ]
 

@@ -15,8 +15,10 @@ public final class NATSServer: @unchecked Sendable {  // `process` is set by sta
 
     public var url: String { "nats://127.0.0.1:\(port)" }
 
-    /// Writes the node's config file; `routes` are the other nodes' cluster ports.
-    public init(directory: String, name: String = "n1", clusterPort: Int? = nil, routes: [Int] = [], mqtt: Bool = false) throws {
+    /// Writes the node's config file; `routes` are the other nodes' cluster ports, `extra` more
+    /// lines of nats-server's configuration (`mappings`, accounts, limits).
+    public init(directory: String, name: String = "n1", clusterPort: Int? = nil, routes: [Int] = [], mqtt: Bool = false,
+                extra: [String] = []) throws {
         self.name = name
         self.directory = directory
         port = try LoopbackPort.free()
@@ -29,6 +31,7 @@ public final class NATSServer: @unchecked Sendable {  // `process` is set by sta
             lines.append("cluster { name: locus-test, listen: 127.0.0.1:\(clusterPort), routes: [\(others)] }")
         }
         if let mqttPort { lines.append("mqtt { listen: 127.0.0.1:\(mqttPort) }") }
+        lines += extra
         try (lines.joined(separator: "\n") + "\n").write(toFile: directory + "/nats.conf", atomically: true, encoding: .utf8)
         FileManager.default.createFile(atPath: directory + "/nats.log", contents: nil)
         log = try FileHandle(forWritingTo: URL(fileURLWithPath: directory + "/nats.log"))

@@ -1,5 +1,6 @@
 import Foundation
 import LocusCore
+import LocusFormats
 import LocusMQTTPlugin
 
 /// libFuzzer's per-input callback: the input as an MQTT message payload, as the `mqtt` source

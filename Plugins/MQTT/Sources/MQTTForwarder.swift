@@ -1,5 +1,6 @@
 import Foundation
 import LocusCore
+import LocusFormats
 import LocusStore
 import Logging
 

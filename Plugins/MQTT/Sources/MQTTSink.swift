@@ -54,36 +54,6 @@ public struct MQTTSink: SinkPlugin, ReportsCounters {
     }
 }
 
-/// The end of a forwarder thread, awaited by the sink's task.
-final class ThreadCompletion: @unchecked Sendable {
-    /// Guards `result` and `waiter`.
-    private let lock = NSLock()
-    private var result: Result<Void, Error>?
-    private var waiter: CheckedContinuation<Void, Error>?
-
-    var hasFinished: Bool { lock.withLock { result != nil } }
-
-    func finish(_ error: Error?) {
-        let r: Result<Void, Error> = error.map { .failure($0) } ?? .success(())
-        let w: CheckedContinuation<Void, Error>? = lock.withLock {
-            result = r
-            defer { waiter = nil }
-            return waiter
-        }
-        w?.resume(with: r)
-    }
-
-    func wait() async throws {
-        try await withCheckedThrowingContinuation { (c: CheckedContinuation<Void, Error>) in
-            let r: Result<Void, Error>? = lock.withLock {
-                if result == nil { waiter = c }
-                return result
-            }
-            if let r { c.resume(with: r) }
-        }
-    }
-}
-
 public enum MQTTPlugin {
     /// One type in both sections: a sink that publishes events to a broker, a source that reads
     /// positions of many devices from one. Each kind has its own keys; a key of the other kind is

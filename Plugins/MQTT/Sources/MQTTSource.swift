@@ -1,5 +1,7 @@
 import Foundation
 import LocusCore
+import LocusFleet
+import LocusFormats
 import Logging
 
 /// Positions of many devices from an MQTT broker — OwnTracks phones (`owntracks/+/+`) or other
@@ -30,15 +32,6 @@ public struct MQTTSource: SourcePlugin, ReportsCounters {
             stop.set()
         }
     }
-}
-
-/// Set once, read from the source's thread.
-final class StopSignal: @unchecked Sendable {
-    /// Guards `value`.
-    private let lock = NSLock()
-    private var value = false
-    func set() { lock.withLock { value = true } }
-    var isSet: Bool { lock.withLock { value } }
 }
 
 /// The `mqtt` source's thread: owns the libmosquitto client, (re)connects with backoff,

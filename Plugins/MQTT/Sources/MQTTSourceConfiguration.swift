@@ -1,14 +1,10 @@
 import LocusCore
+import LocusFormats
 
 /// Options of the `mqtt` source: positions of many devices from a broker.
 public struct MQTTSourceConfiguration: DeclaredConfiguration {
     /// How messages are read.
-    public enum Format: String, Sendable, Equatable, CaseIterable, SettingValue {
-        /// OwnTracks JSON (`_type: location`), from phones.
-        case owntracks
-        /// Locus envelopes (`location.update`, `obs.fix`), from other Locus instances' `mqtt` sinks.
-        case locus
-    }
+    public typealias Format = IncomingLocation.Format
 
     /// host, port, protocol, credentials, TLS, keepalive and reconnect delays: the keys the
     /// `mqtt` source and sink share.

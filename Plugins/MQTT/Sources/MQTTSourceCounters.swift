@@ -1,4 +1,5 @@
 import LocusCore
+import LocusFormats
 
 /// What an `mqtt` source did, cumulative since it started. `dropped*` fields are messages not
 /// published, by reason; they also appear among the daemon's drop counters (`<id>.not_json`, …).

@@ -1,5 +1,7 @@
 import CMosquitto
 import Foundation
+import LocusCore
+import LocusFormats
 
 /// One libmosquitto client, used from one thread only (the forwarder's): libmosquitto's own
 /// network loop is driven by `loop(timeoutMs:)` on that thread, and its callbacks, which run

@@ -1,4 +1,5 @@
 import LocusCore
+import LocusFormats
 
 /// Locus events as OwnTracks JSON messages (owntracks.org/booklet/tech/json), for Home
 /// Assistant's `owntracks` integration, OwnTracks Recorder and Traccar's OwnTracks port:

@@ -1,5 +1,6 @@
 import Foundation
 import LocusCore
+import LocusFormats
 @testable import LocusMQTTPlugin
 import LocusTestKit
 import Testing

@@ -1,7 +1,8 @@
 import Foundation
 
-/// The devices an `mqtt` source has seen: the bus id each topic maps to, and a token bucket per
-/// device so one flooding its topic cannot crowd out the others. Bounded by `maxDevices`.
+/// The devices a fleet source (`mqtt`, `nats`) has seen: the bus id each topic or subject maps
+/// to, and a token bucket per device so one flooding its topic cannot crowd out the others.
+/// Bounded by `maxDevices`.
 ///
 /// The bucket refills by the time that passed on the wall clock or between the fixes' own
 /// times, whichever is more: a backlog a device (or the broker, for this source's session)
@@ -9,7 +10,7 @@ import Foundation
 /// device sending many fixes for the same moments is held to `maxRate`. Fix time refills from an
 /// allowance of `backlogSeconds` that itself refills with the wall clock, so invented times buy
 /// at most that much at once.
-struct DeviceTable {
+public struct DeviceTable {
     private struct Device {
         var id: String
         var tokens: Double
@@ -21,37 +22,40 @@ struct DeviceTable {
     }
 
     let levels: [Int]
+    /// What separates the levels: '/' in MQTT topics, '.' in NATS subjects.
+    let separator: Character
     let maxDevices: Int
     let maxRate: Double
     /// Only devices of this partition are admitted (`partition: "i/n"`).
     let partition: (index: Int, count: Int)?
     private var devices: [String: Device] = [:]
 
-    init(levels: [Int], maxDevices: Int, maxRate: Double, partition: (index: Int, count: Int)? = nil) {
+    public init(levels: [Int], separator: Character = "/", maxDevices: Int, maxRate: Double, partition: (index: Int, count: Int)? = nil) {
         self.levels = levels
+        self.separator = separator
         self.maxDevices = maxDevices
         self.maxRate = maxRate
         self.partition = partition
     }
 
-    var count: Int { devices.count }
+    public var count: Int { devices.count }
 
     /// How much of its fixes' own time a device may spend at once to refill its bucket: an
     /// hour of fixes may arrive together after an outage.
-    static let backlogSeconds = 3600.0
+    public static let backlogSeconds = 3600.0
 
-    enum Admission: Equatable { case publish(String), badDevice, tooManyDevices, rateLimited, otherPartition }
+    public enum Admission: Equatable, Sendable { case publish(String), badDevice, tooManyDevices, rateLimited, otherPartition }
 
     /// Whether a message on `topic` at wall-clock `now` (seconds), whose fix is of time
     /// `fixTime` (seconds, event time), may be published, and as which device.
-    mutating func admit(topic: String, now: Double, fixTime: Double? = nil) -> Admission {
-        let parts = topic.split(separator: "/", omittingEmptySubsequences: false)
+    public mutating func admit(topic: String, now: Double, fixTime: Double? = nil) -> Admission {
+        let parts = topic.split(separator: separator, omittingEmptySubsequences: false)
         guard levels.allSatisfy({ $0 < parts.count }) else { return .badDevice }
         let key = levels.map { String(parts[$0]) }.joined(separator: "-")
         if devices[key] == nil {
             guard let id = Self.busId(key) else { return .badDevice }
             // Another server's device: not kept, so the table holds this partition only.
-            if let partition, Int(Self.fnv1a32(id) % UInt32(partition.count)) != partition.index { return .otherPartition }
+            if let partition, PartitionHash.partition(of: id, count: partition.count) != partition.index { return .otherPartition }
             guard devices.count < maxDevices else { return .tooManyDevices }
             devices[key] = Device(id: id, tokens: max(1, maxRate), refilled: now)
         }
@@ -82,17 +86,9 @@ struct DeviceTable {
         return .publish(d.id)
     }
 
-    /// FNV-1a, 32 bits, of the device id's UTF-8 bytes: the partition hash, simple enough for
-    /// any tool to compute (offset basis 2166136261, prime 16777619).
-    static func fnv1a32(_ text: String) -> UInt32 {
-        var h: UInt32 = 2_166_136_261
-        for b in text.utf8 { h = (h ^ UInt32(b)) &* 16_777_619 }
-        return h
-    }
-
     /// A topic segment (docs/protocol.md 3.2: a-z 0-9 _ -, at most 64 bytes) for a device key:
     /// lower-cased, other characters as '-'. Nil when nothing usable is left.
-    static func busId(_ key: String) -> String? {
+    public static func busId(_ key: String) -> String? {
         var out = ""
         for c in key.lowercased().unicodeScalars {
             let ok = ("a"..."z").contains(c) || ("0"..."9").contains(c) || c == "_" || c == "-"

@@ -1,8 +1,17 @@
 import LocusCore
 
-/// A position read from an MQTT message: an OwnTracks `location` (from a phone), or a Locus
-/// `location.update` / `obs.fix` envelope (from another Locus instance's `mqtt` sink).
+/// A position read from a message of a broker or stream (the `mqtt` and `nats` sources): an
+/// OwnTracks `location` (from a phone), or a Locus `location.update` / `obs.fix` envelope (from
+/// another Locus instance's sink).
 public struct IncomingLocation: Equatable, Sendable {
+    /// How messages are read.
+    public enum Format: String, Sendable, Equatable, CaseIterable, SettingValue {
+        /// OwnTracks JSON (`_type: location`), from phones.
+        case owntracks
+        /// Locus envelopes (`location.update`, `obs.fix`), from other Locus instances' sinks.
+        case locus
+    }
+
     public var time: EventTime
     public var latitude: Double
     public var longitude: Double
@@ -12,6 +21,18 @@ public struct IncomingLocation: Equatable, Sendable {
     /// m/s
     public var speed: Double?
     public var course: Double?
+
+    public init(time: EventTime, latitude: Double, longitude: Double, altitude: Double?, horizontalAccuracy: Double?,
+                verticalAccuracy: Double?, speed: Double?, course: Double?) {
+        self.time = time
+        self.latitude = latitude
+        self.longitude = longitude
+        self.altitude = altitude
+        self.horizontalAccuracy = horizontalAccuracy
+        self.verticalAccuracy = verticalAccuracy
+        self.speed = speed
+        self.course = course
+    }
 
     /// Why a message gave no position. `ignored` is a valid message of another kind (an
     /// OwnTracks transition, card or lwt; a Locus event that is not a location): skipped, not
@@ -27,15 +48,15 @@ public struct IncomingLocation: Equatable, Sendable {
 
     /// Ranges a position's fields must be in (the sink's OwnTracks form writes only these, so
     /// what one Locus sends another reads).
-    static let altitudeRange: ClosedRange<Double> = -100_000...1_000_000
-    static let accuracyRange: ClosedRange<Double> = 0...1e7
-    static let speedRange: ClosedRange<Double> = 0...1e5
+    public static let altitudeRange: ClosedRange<Double> = -100_000...1_000_000
+    public static let accuracyRange: ClosedRange<Double> = 0...1e7
+    public static let speedRange: ClosedRange<Double> = 0...1e5
 
     /// The largest message read; OwnTracks locations are a few hundred bytes.
     public static let maxBytes = 65_536
 
     /// Reads `bytes` as `format` says. Never traps, whatever the bytes.
-    public static func read(_ bytes: UnsafeRawBufferPointer, format: MQTTSourceConfiguration.Format) -> Result<IncomingLocation, Problem> {
+    public static func read(_ bytes: UnsafeRawBufferPointer, format: Format) -> Result<IncomingLocation, Problem> {
         guard bytes.count <= maxBytes else { return .failure(.tooLarge) }
         if format == .owntracks {
             return bytes.withMemoryRebound(to: UInt8.self) { buffer in

@@ -1,0 +1,141 @@
+import Foundation
+import LocusCore
+import LocusNATS
+import Logging
+
+/// Sends events to a JetStream stream, each with a `Nats-Msg-Id` derived from the event itself
+/// (`EventMessageId`), so the same event sent twice — by a server that took over a partition and
+/// re-derived it, or after a reconnect — is stored once. Events wait in a bounded queue while
+/// NATS is away; each is sent until the stream acknowledges it, in order.
+public struct NATSSink: SinkPlugin, ReportsCounters {
+    public let configuration: NATSSinkConfiguration
+    public let statistics = SourceCounters<NATSSinkCounters>()
+    let connection: NATSConnectionSettings
+
+    public var subscriptions: [String] { configuration.topics }
+    public var reportedCounters: [String: UInt64] { statistics.counterValues }
+
+    public func run(messages: AsyncStream<BusMessage>, context: PluginContext) async throws {
+        let outbox = NATSOutbox(limit: configuration.queueLimit)
+        let sender = NATSSender(configuration: configuration, connection: connection, outbox: outbox, counters: statistics, context: context)
+        let done = ThreadCompletion()
+        startThread(named: "locus-nats-out", owning: sender) { sender in
+            sender.run()
+            done.finish(nil)
+        }
+        var warnedFull = false
+        for await message in messages {
+            if configuration.exclude.contains(where: { message.topic.hasPrefix($0) }) { continue }
+            guard message.body.count <= configuration.maxPayloadBytes else {
+                statistics.update { $0.droppedTooLarge += 1 }
+                continue
+            }
+            let item = NATSOutbox.Item(subject: configuration.subjectPrefix + "." + message.topic,
+                                       messageId: EventMessageId.of(topic: message.topic, envelope: message.envelope), body: message.body)
+            if outbox.push(item) {
+                warnedFull = false
+            } else {
+                statistics.update { $0.droppedQueueFull += 1 }
+                if !warnedFull {
+                    context.logger.warning("NATS queue full: events are dropped until the stream takes them",
+                                           metadata: ["queue_limit": "\(configuration.queueLimit)"])
+                    warnedFull = true
+                }
+            }
+        }
+        outbox.end()
+        try await done.wait()
+    }
+}
+
+/// The `nats` sink's thread: owns the connection, (re)connects with backoff, makes sure the
+/// stream exists and sends the outbox in order.
+final class NATSSender {
+    private let configuration: NATSSinkConfiguration
+    private let settings: NATSConnectionSettings
+    private let outbox: NATSOutbox
+    private let counters: SourceCounters<NATSSinkCounters>
+    private let context: PluginContext
+    private var connection: NATSConnection?
+    private var backoff: Double
+    private var nextAttempt = Date()
+    private var reportedDown: String?
+
+    init(configuration: NATSSinkConfiguration, connection: NATSConnectionSettings, outbox: NATSOutbox,
+         counters: SourceCounters<NATSSinkCounters>, context: PluginContext) {
+        self.configuration = configuration
+        settings = connection
+        self.outbox = outbox
+        self.counters = counters
+        self.context = context
+        backoff = configuration.server.reconnectMin
+    }
+
+    func run() {
+        while true {
+            guard let item = outbox.peek(timeout: 0.2) else {
+                if outbox.hasEnded { break }
+                continue
+            }
+            guard let connection = connected() else {
+                if outbox.hasEnded { break }
+                Thread.sleep(forTimeInterval: min(0.2, max(0, nextAttempt.timeIntervalSinceNow)))
+                continue
+            }
+            do {
+                let ack = try connection.publish(item.subject, item.body, messageId: item.messageId)
+                outbox.removeFirst()
+                counters.update { if ack.duplicate { $0.duplicates += 1 } else { $0.published += 1 } }
+                if reportedDown != nil {
+                    reportedDown = nil
+                    context.reportStatus(.connected, reason: nil)
+                }
+            } catch {
+                counters.update { $0.publishRetries += 1 }
+                down("\(error)")
+                // libnats reconnects by itself; a stream deleted under us is created again.
+                if !connection.isConnected { Thread.sleep(forTimeInterval: 0.2) } else { try? ensureStream(connection) }
+                if outbox.hasEnded && !connection.isConnected { break }
+            }
+        }
+        let left = outbox.waiting
+        if left > 0 { counters.update { $0.droppedAtShutdown += left } }
+    }
+
+    /// The connection, made now if it is time to try; nil while NATS cannot be reached.
+    private func connected() -> NATSConnection? {
+        if let connection { return connection }
+        guard Date() >= nextAttempt else { return nil }
+        do {
+            let c = try NATSConnection(settings)
+            try ensureStream(c)
+            connection = c
+            backoff = configuration.server.reconnectMin
+            counters.update { $0.connects += 1 }
+            reportedDown = nil
+            context.logger.info("connected to NATS", metadata: ["servers": "\(settings.servers.joined(separator: ","))",
+                                                                "stream": "\(configuration.stream)"])
+            context.reportStatus(.connected, reason: nil)
+            return c
+        } catch {
+            counters.update { $0.connectFailures += 1 }
+            down("\(error)")
+            nextAttempt = Date().addingTimeInterval(backoff)
+            backoff = min(backoff * 2, configuration.server.reconnectMax)
+            return nil
+        }
+    }
+
+    private func ensureStream(_ c: NATSConnection) throws {
+        try c.ensureStream(JetStreamStreamSpec(name: configuration.stream, subjects: [configuration.subjectPrefix + ".>"],
+                                               replicas: configuration.replicas, duplicateWindowSeconds: configuration.duplicateWindow))
+    }
+
+    private func down(_ reason: String) {
+        guard reportedDown != reason else { return }
+        context.logger.warning("NATS unreachable or refusing; retrying", metadata: [
+            "servers": "\(settings.servers.joined(separator: ","))", "reason": "\(reason)"])
+        context.reportStatus(.disconnected, reason: reason)
+        reportedDown = reason
+    }
+}

@@ -1,0 +1,46 @@
+import LocusCore
+import LocusFormats
+
+/// What a `nats` source did, cumulative since it started. `dropped*` fields are messages not
+/// published, by reason; they also appear among the daemon's drop counters.
+public struct NATSSourceCounters: ZeroedCounters, Equatable {
+    /// Messages read from the stream.
+    public var messages = 0
+    /// `obs.fix.<device>` messages published.
+    public var fixesPublished = 0
+    /// Valid messages that are not positions (OwnTracks transitions, cards, lwt; other Locus events).
+    public var ignored = 0
+    /// Devices seen.
+    public var devices = 0
+    /// Messages of the stream not yet read by this source (its lag), as of the last one read.
+    public var pending = 0
+    /// The stream sequence of the last message read.
+    public var lastSequence = 0
+    public var connects = 0
+    public var connectFailures = 0
+    /// Reads that failed (server away, consumer gone) and were retried.
+    public var readRetries = 0
+    public var droppedTooLarge = 0
+    public var droppedNotJson = 0
+    public var droppedMissingField = 0
+    public var droppedWrongType = 0
+    public var droppedOutOfRange = 0
+    /// The subject has too few tokens for `device_tokens`, or names no usable device id.
+    public var droppedBadDevice = 0
+    /// A device beyond `max_devices`.
+    public var droppedTooManyDevices = 0
+    /// A device sending faster than `max_rate`.
+    public var droppedRateLimit = 0
+    public init() {}
+
+    mutating func count(_ problem: IncomingLocation.Problem) {
+        switch problem {
+        case .tooLarge: droppedTooLarge += 1
+        case .notJSON: droppedNotJson += 1
+        case .ignored: ignored += 1
+        case .missingField: droppedMissingField += 1
+        case .wrongType: droppedWrongType += 1
+        case .outOfRange: droppedOutOfRange += 1
+        }
+    }
+}

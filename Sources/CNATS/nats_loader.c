@@ -42,6 +42,8 @@
     X(natsStatus, jsSubOptions_Init, (jsSubOptions *opts), (opts)) \
     X(natsStatus, js_PullSubscribe, (natsSubscription **sub, jsCtx *js, const char *subject, const char *durable, jsOptions *opts, jsSubOptions *subOpts, jsErrCode *errCode), (sub, js, subject, durable, opts, subOpts, errCode)) \
     X(natsStatus, natsSubscription_Fetch, (natsMsgList *list, natsSubscription *sub, int batch, int64_t timeout, jsErrCode *errCode), (list, sub, batch, timeout, errCode)) \
+    X(natsStatus, jsFetchRequest_Init, (jsFetchRequest *request), (request)) \
+    X(natsStatus, natsSubscription_FetchRequest, (natsMsgList *list, natsSubscription *sub, jsFetchRequest *request), (list, sub, request)) \
     X(natsStatus, natsMsg_GetMetaData, (jsMsgMetaData **new_meta, natsMsg *msg), (new_meta, msg)) \
     X(natsStatus, natsMsg_Ack, (natsMsg *msg, jsOptions *opts), (msg, opts)) \
     X(natsStatus, natsSubscription_Unsubscribe, (natsSubscription *sub), (sub)) \

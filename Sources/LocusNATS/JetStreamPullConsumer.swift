@@ -62,6 +62,25 @@ public final class JetStreamPullConsumer {
         let status = natsSubscription_Fetch(&list, subscription, Int32(batch), timeoutMs, &code)
         if status == NATS_TIMEOUT { return [] }
         try check(status, "fetch from \(filter)", code: code)
+        return messages(&list)
+    }
+
+    /// Up to `batch` messages the consumer holds now, without waiting for more (a reader of many
+    /// partitions asks each in turn).
+    public func fetchAvailable(batch: Int, timeoutMs: Int64 = 5) throws -> [JetStreamMessage] {
+        var request = jsFetchRequest()
+        jsFetchRequest_Init(&request)
+        request.Batch = Int32(batch)
+        request.NoWait = true
+        request.Expires = timeoutMs * 1_000_000
+        var list = natsMsgList()
+        let status = natsSubscription_FetchRequest(&list, subscription, &request)
+        if status == NATS_TIMEOUT || status == NATS_NOT_FOUND { return [] }
+        try check(status, "fetch from \(filter)")
+        return messages(&list)
+    }
+
+    private func messages(_ list: inout natsMsgList) -> [JetStreamMessage] {
         defer { natsMsgList_Destroy(&list) }
         var messages: [JetStreamMessage] = []
         messages.reserveCapacity(Int(list.Count))

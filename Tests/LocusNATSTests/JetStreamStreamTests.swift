@@ -1,3 +1,4 @@
+import LocusCore
 import LocusNATS
 import LocusTestKit
 import Testing
@@ -44,4 +45,35 @@ import Testing
             _ = try NATSConnection(NATSConnectionSettings(servers: ["nats://127.0.0.1:\(port)"], name: "t", timeoutMs: 500))
         }
     }
+
+    /// A reader of many partitions asks each for what it holds without waiting (a short
+    /// expiry): while a writer publishes, every message is read exactly once, in order per
+    /// partition — a request that expires loses nothing.
+    @Test func readingManyPartitionsWhileTheyAreWrittenLosesAndRepeatsNothing() throws {
+        let nats = try NATSTestServer()
+        let reader = try nats.connect("reader")
+        try reader.ensureStream(JetStreamStreamSpec(name: "FIXES", subjects: ["fixes.>"]))
+        let consumers = try (0..<16).map { try JetStreamPullConsumer(connection: reader, stream: "FIXES", filter: "fixes.\($0).>", start: .all) }
+        let writer = try nats.connect("writer")
+        let total = 4000
+        let done = ThreadCompletion()
+        startThread(named: "writer", owning: writer) { writer in
+            do {
+                for i in 0..<total { _ = try writer.publish("fixes.\(i % 16).dev\(i % 50)", Array("\(i)".utf8)) }
+                done.finish(nil)
+            } catch { done.finish(error) }
+        }
+        var seen: [[UInt64]] = Array(repeating: [], count: 16)
+        let deadline = ContinuousClock.now + .seconds(60)
+        while seen.map(\.count).reduce(0, +) < total, ContinuousClock.now < deadline {
+            for (p, c) in consumers.enumerated() { seen[p] += try c.fetchAvailable(batch: 64).map(\.sequence) }
+        }
+        #expect(seen.map(\.count).reduce(0, +) == total)
+        for p in 0..<16 {
+            #expect(seen[p] == seen[p].sorted() && Set(seen[p]).count == seen[p].count, "partition \(p)")
+            #expect(seen[p].count == total / 16)
+        }
+        #expect(Set(seen.joined()).count == total)
+    }
 }
+

@@ -23,7 +23,8 @@ public enum NATSPlugin {
             let name = "locus-\(ProcessInfo.processInfo.hostName)-\(setup.id)"
             if setup.kind == .source {
                 let config = try NATSSourceConfiguration(from: decoder)
-                return .source(NATSSource(configuration: config, connection: try config.server.connection(name: name, setup: setup)))
+                return .source(NATSSource(configuration: config, connection: try config.server.connection(name: name, setup: setup),
+                                          memberId: config.member ?? "\(ProcessInfo.processInfo.hostName)-\(setup.id)"))
             }
             let config = try NATSSinkConfiguration(from: decoder)
             return .sink(NATSSink(configuration: config, connection: try config.server.connection(name: name, setup: setup)))

@@ -13,6 +13,8 @@ public struct NATSSource: SourcePlugin, ReportsCounters {
     public let configuration: NATSSourceConfiguration
     public let statistics = SourceCounters<NATSSourceCounters>()
     let connection: NATSConnectionSettings
+    /// This server's name in its group.
+    let memberId: String
 
     public var produces: [String] { ["obs.fix."] }
     public var reportedCounters: [String: UInt64] { statistics.counterValues }
@@ -20,7 +22,8 @@ public struct NATSSource: SourcePlugin, ReportsCounters {
     public func run(context: PluginContext) async throws {
         let stop = StopSignal()
         let done = ThreadCompletion()
-        let reader = NATSReader(configuration: configuration, connection: connection, counters: statistics, context: context, stop: stop)
+        let reader = NATSReader(configuration: configuration, connection: connection, memberId: memberId, counters: statistics,
+                                context: context, stop: stop)
         startThread(named: "locus-nats-in", owning: reader) { reader in
             reader.run()
             done.finish(nil)
@@ -33,11 +36,13 @@ public struct NATSSource: SourcePlugin, ReportsCounters {
     }
 }
 
-/// The `nats` source's thread: owns the connection and the consumer, (re)connects with backoff,
-/// resumes after the last sequence read, and turns messages into fixes.
+/// The `nats` source's thread: owns the connection and the consumers, (re)connects with backoff,
+/// resumes after the last sequence read, and turns messages into fixes. Without a group it reads
+/// `filter` with one consumer; in a group, one consumer per partition it holds the lease of.
 final class NATSReader {
     private let configuration: NATSSourceConfiguration
     private let settings: NATSConnectionSettings
+    private let memberId: String
     private let counters: SourceCounters<NATSSourceCounters>
     private let context: PluginContext
     private let stop: StopSignal
@@ -45,13 +50,26 @@ final class NATSReader {
     private var backoff: Double
     private var nextAttempt = Date()
     private var reportedDown: String?
-    /// The stream sequence of the last message handled: where a new consumer starts after.
-    private var lastSequence: UInt64?
+    private var connection: NATSConnection?
+    private var group: NATSPartitionGroup?
+    /// What is read: partition number to its consumer (the key is 0 without a group).
+    private var readers: [Int: PartitionReader] = [:]
+    private var nextRoundMs: Int64 = 0
+    private var nextCommitMs: Int64 = 0
 
-    init(configuration: NATSSourceConfiguration, connection: NATSConnectionSettings, counters: SourceCounters<NATSSourceCounters>,
-         context: PluginContext, stop: StopSignal) {
+    struct PartitionReader {
+        var consumer: JetStreamPullConsumer
+        var epoch: UInt64
+        /// The stream sequence of the last message handled: where a new consumer starts after.
+        var lastSequence: UInt64?
+        var committedSequence: UInt64?
+    }
+
+    init(configuration: NATSSourceConfiguration, connection: NATSConnectionSettings, memberId: String,
+         counters: SourceCounters<NATSSourceCounters>, context: PluginContext, stop: StopSignal) {
         self.configuration = configuration
         settings = connection
+        self.memberId = memberId
         self.counters = counters
         self.context = context
         self.stop = stop
@@ -60,45 +78,164 @@ final class NATSReader {
         backoff = configuration.server.reconnectMin
     }
 
+    private static func nowMs() -> Int64 { Int64(Date().timeIntervalSince1970 * 1000) }
+
     func run() {
-        var connection: NATSConnection?
-        var consumer: JetStreamPullConsumer?
+        var lastSequence: UInt64?
         while !stop.isSet {
-            if consumer == nil {
-                guard Date() >= nextAttempt else { Thread.sleep(forTimeInterval: 0.05); continue }
+            guard let c = connected() else { continue }
+            if configuration.group.isEmpty {
+                if readers.isEmpty {
+                    do {
+                        let start: JetStreamPullConsumer.Start = lastSequence.map { .after($0) } ?? (configuration.start == .all ? .all : .new)
+                        let consumer = try JetStreamPullConsumer(connection: c, stream: configuration.stream, filter: configuration.filter, start: start)
+                        readers[0] = PartitionReader(consumer: consumer, epoch: 0, lastSequence: lastSequence)
+                    } catch {
+                        down("\(error)")
+                        continue
+                    }
+                }
                 do {
-                    let c = try connection ?? NATSConnection(settings)
-                    if connection == nil { counters.update { $0.connects += 1 } }
-                    connection = c
-                    try c.ensureStream(JetStreamStreamSpec(name: configuration.stream, subjects: configuration.subjects,
-                                                           replicas: configuration.replicas))
-                    let start: JetStreamPullConsumer.Start = lastSequence.map { .after($0) } ?? (configuration.start == .all ? .all : .new)
-                    consumer = try JetStreamPullConsumer(connection: c, stream: configuration.stream, filter: configuration.filter, start: start)
-                    backoff = configuration.server.reconnectMin
-                    reportedDown = nil
-                    context.logger.info("reading positions from NATS", metadata: [
-                        "servers": "\(settings.servers.joined(separator: ","))", "stream": "\(configuration.stream)",
-                        "filter": "\(configuration.filter)"])
-                    context.reportStatus(.connected, reason: nil)
+                    for message in try readers[0]!.consumer.fetch(batch: configuration.batch, timeoutMs: 200) {
+                        handle(message, partition: 0)
+                    }
                 } catch {
-                    if connection == nil { counters.update { $0.connectFailures += 1 } }
+                    // The consumer may be gone (the server restarted, or it timed out while NATS
+                    // was away): a new one starts after the last message handled.
+                    counters.update { $0.readRetries += 1 }
+                    lastSequence = readers[0]?.lastSequence
+                    readers = [:]
                     down("\(error)")
-                    continue
                 }
+                continue
             }
-            guard let reading = consumer else { continue }
             do {
-                for message in try reading.fetch(batch: configuration.batch, timeoutMs: 200) {
-                    handle(message)
+                try groupRound(c)
+                var read = 0
+                for p in readers.keys.sorted() {
+                    // Checked before every batch: a lease that ran out (this server was paused)
+                    // ends reading that partition before anything more of it is published.
+                    guard group?.member.owns(p, now: Self.nowMs()) == true, let reader = readers[p] else {
+                        drop(p, counting: \.lost)
+                        continue
+                    }
+                    let messages = try reader.consumer.fetchAvailable(batch: configuration.batch)
+                    for message in messages {
+                        // Again per message: this thread may have been paused (SIGSTOP) in between.
+                        guard group?.member.owns(p, now: Self.nowMs()) == true else {
+                            drop(p, counting: \.lost)
+                            break
+                        }
+                        handle(message, partition: p)
+                    }
+                    read += messages.count
                 }
+                try commitPositions(force: false)
+                if read == 0 { Thread.sleep(forTimeInterval: 0.02) }
             } catch {
-                // The consumer may be gone (the server restarted, or it timed out while NATS was
-                // away): a new one starts after the last message handled.
                 counters.update { $0.readRetries += 1 }
-                consumer = nil
                 down("\(error)")
+                // The leases run out on their own while the bucket cannot be reached; the
+                // consumers are made again, after the positions, in the next round.
+                for p in readers.keys { drop(p, counting: nil) }
             }
         }
+        if let group {
+            try? commitPositions(force: true)
+            try? group.leave()
+            readers = [:]
+            updatePartitionCounters()
+        }
+    }
+
+    /// The connection, made now if it is time to try; nil while NATS cannot be reached.
+    private func connected() -> NATSConnection? {
+        if let connection { return connection }
+        guard Date() >= nextAttempt else { Thread.sleep(forTimeInterval: 0.05); return nil }
+        do {
+            let c = try NATSConnection(settings)
+            try c.ensureStream(JetStreamStreamSpec(name: configuration.stream, subjects: configuration.subjects, replicas: configuration.replicas))
+            if !configuration.group.isEmpty {
+                let store = try JetStreamKeyValue(connection: c, bucket: "locus_group_\(configuration.group)", replicas: configuration.replicas)
+                let member = PartitionMember(id: memberId, partitions: configuration.partitions,
+                                             leaseMs: Int64(configuration.leaseTTL * 1000), store: store)
+                group = NATSPartitionGroup(member: member, store: store)
+            }
+            connection = c
+            counters.update { $0.connects += 1 }
+            backoff = configuration.server.reconnectMin
+            reportedDown = nil
+            context.logger.info("reading positions from NATS", metadata: [
+                "servers": "\(settings.servers.joined(separator: ","))", "stream": "\(configuration.stream)",
+                "filter": "\(configuration.filter)", "group": "\(configuration.group)", "member": "\(memberId)"])
+            context.reportStatus(.connected, reason: nil)
+            return c
+        } catch {
+            counters.update { $0.connectFailures += 1 }
+            down("\(error)")
+            return nil
+        }
+    }
+
+    /// A membership round every third of `lease_ttl`: consumers for partitions taken (after
+    /// their positions), none for partitions lost, and partitions released with their positions.
+    private func groupRound(_ c: NATSConnection) throws {
+        let now = Self.nowMs()
+        guard let group, now >= nextRoundMs else { return }
+        nextRoundMs = now + Int64(configuration.leaseTTL * 1000) / 3
+        let round = try group.step(now: now)
+        for p in round.lost { drop(p, counting: \.lost) }
+        for p in round.releasing {
+            if let reader = readers[p], let sequence = reader.lastSequence, sequence != reader.committedSequence {
+                _ = try group.commit(p, sequence: sequence, now: now)
+            }
+            readers[p] = nil
+            try group.release(p)
+            counters.update { $0.released += 1 }
+        }
+        for taken in round.taken {
+            let start: JetStreamPullConsumer.Start = taken.after.map { $0 > 0 ? .after($0) : .all } ?? .all
+            let consumer = try JetStreamPullConsumer(connection: c, stream: configuration.stream,
+                                                     filter: configuration.filter(partition: taken.partition), start: start)
+            readers[taken.partition] = PartitionReader(consumer: consumer, epoch: taken.epoch, lastSequence: taken.after,
+                                                       committedSequence: taken.after)
+            counters.update { $0.acquired += 1 }
+            context.logger.info("took partition", metadata: ["partition": "\(taken.partition)", "epoch": "\(taken.epoch)",
+                                                             "after": "\(taken.after ?? 0)"])
+        }
+        updatePartitionCounters()
+    }
+
+    /// Writes the positions of partitions read since their last write, every `checkpoint_interval`
+    /// (or now). A write the bucket refuses means another server owns the partition: dropped.
+    private func commitPositions(force: Bool) throws {
+        let now = Self.nowMs()
+        guard let group, force || now >= nextCommitMs else { return }
+        nextCommitMs = now + Int64(configuration.checkpointInterval * 1000)
+        for (p, reader) in readers.sorted(by: { $0.key < $1.key }) {
+            guard let sequence = reader.lastSequence, sequence != reader.committedSequence else { continue }
+            if try group.commit(p, sequence: sequence, now: now) {
+                readers[p]?.committedSequence = sequence
+            } else {
+                drop(p, counting: \.positionConflicts)
+            }
+        }
+    }
+
+    private func drop(_ p: Int, counting counter: WritableKeyPath<NATSSourceCounters, Int>?) {
+        guard readers.removeValue(forKey: p) != nil else { return }
+        if let counter {
+            counters.update { $0[keyPath: counter] += 1 }
+            context.logger.warning("lost partition to another server; nothing more of it is read or published",
+                                   metadata: ["partition": "\(p)"])
+        }
+        updatePartitionCounters()
+    }
+
+    private func updatePartitionCounters() {
+        let owned = readers.count
+        let epochs = readers.values.map(\.epoch).max() ?? 0
+        counters.update { $0.partitionsOwned = owned; $0.highestEpoch = Int(epochs) }
     }
 
     private func down(_ reason: String) {
@@ -111,8 +248,8 @@ final class NATSReader {
         reportedDown = reason
     }
 
-    private func handle(_ message: JetStreamMessage) {
-        lastSequence = message.sequence
+    private func handle(_ message: JetStreamMessage, partition: Int) {
+        readers[partition]?.lastSequence = message.sequence
         counters.update {
             $0.messages += 1
             $0.pending = Int(message.pending)
@@ -131,7 +268,7 @@ final class NATSReader {
         case .badDevice: counters.update { $0.droppedBadDevice += 1 }
         case .tooManyDevices: counters.update { $0.droppedTooManyDevices += 1 }
         case .rateLimited: counters.update { $0.droppedRateLimit += 1 }
-        case .otherPartition: break  // no partition given: never
+        case .otherPartition: break  // no partition given to the table: never
         }
     }
 }

@@ -40,9 +40,43 @@ public struct NATSSourceConfiguration: DeclaredConfiguration {
     @Setting("batch", "Messages fetched per request.", check: .within(1...10_000))
     public var batch: Int = 256
 
+    @Setting("group", "Servers with the same group split the fleet's partitions between them by lease, and take over a dead server's; empty = read every message.")
+    public var group: String = ""
+
+    @Setting("partitions", "Partitions of the fleet (with group): a device's is FNV-1a-32(device id) mod partitions, in the subject token partition_token.",
+             check: .within(1...4096))
+    public var partitions: Int = 64
+
+    @Setting("partition_token", "With group: the subject token (0 = first) holding the partition number; filter has * there.", check: .within(0...31))
+    public var partitionToken: Int = 2
+
+    @Setting("lease_ttl", "With group: seconds a partition stays a server's without renewal; a dead server's partitions are taken after it.",
+             check: .within(1...600))
+    public var leaseTTL: Double = 10
+
+    @Setting("member", "With group: this server's name in the group; unique per server.", default: "<host name>-<id>")
+    public var member: String? = nil
+
+    @Setting("checkpoint_interval", "With group: seconds between writes of how far each partition was read.", check: .within(0.1...600))
+    public var checkpointInterval: Double = 1
+
     public init() {}
 
+    /// `filter` for one partition: its `partition_token` token replaced by the number.
+    func filter(partition p: Int) -> String {
+        var tokens = filter.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+        if partitionToken < tokens.count { tokens[partitionToken] = String(p) }
+        return tokens.joined(separator: ".")
+    }
+
     public func validate() throws {
+        if !group.isEmpty {
+            if let problem = NATSSubject.problem(inName: group) { throw ConfigValueError(key: "group", "'\(group)' \(problem)") }
+            let tokens = filter.split(separator: ".", omittingEmptySubsequences: false)
+            guard partitionToken < tokens.count, tokens[partitionToken] == "*" else {
+                throw ConfigValueError(key: "partition_token", "filter '\(filter)' needs * at token \(partitionToken) (0 = first), where the partition number is: e.g. locus.fixes.*.>")
+            }
+        }
         if let problem = NATSSubject.problem(inName: stream) { throw ConfigValueError(key: "stream", "'\(stream)' \(problem)") }
         if subjects.isEmpty { throw ConfigValueError(key: "subjects", "needs at least one subject") }
         for subject in subjects + [filter] {

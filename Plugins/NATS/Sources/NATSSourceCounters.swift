@@ -16,6 +16,16 @@ public struct NATSSourceCounters: ZeroedCounters, Equatable {
     public var pending = 0
     /// The stream sequence of the last message read.
     public var lastSequence = 0
+    /// With a group: the partitions this server reads now, and the highest epoch among them.
+    public var partitionsOwned = 0
+    public var highestEpoch = 0
+    /// With a group: partitions taken (at start, from a dead server, after a rebalance), given
+    /// back to a joining server, and lost (the lease ran out: this server was paused or cut off).
+    public var acquired = 0
+    public var released = 0
+    public var lost = 0
+    /// With a group: position writes refused because another server owns the partition now.
+    public var positionConflicts = 0
     public var connects = 0
     public var connectFailures = 0
     /// Reads that failed (server away, consumer gone) and were retried.

@@ -12,7 +12,7 @@ import Testing
 @Suite(.serialized) struct NATSSourceTests {
     func source(_ server: NATSServer, _ edit: (inout NATSSourceConfiguration) -> Void = { _ in }) -> NATSSource {
         let config = NATSSourceConfiguration.with { $0.server.servers = [server.url]; $0.start = .all; edit(&$0) }
-        return NATSSource(configuration: config, connection: NATSConnectionSettings(servers: [server.url], name: "source-test"))
+        return NATSSource(configuration: config, connection: NATSConnectionSettings(servers: [server.url], name: "source-test"), memberId: "m")
     }
 
     static func ownTracks(lat: Double, lon: Double, tst: Int) -> [UInt8] {

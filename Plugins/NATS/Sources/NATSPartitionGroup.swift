@@ -1,0 +1,88 @@
+import LocusFleet
+
+/// A `nats` source's membership in a group of servers: which partitions of the fleet it reads
+/// (leases in the group's key-value bucket, `PartitionMember`), and how far each was read
+/// (`position.<n>` in the same bucket, written by compare-and-set on its revision).
+///
+/// A partition is read only while its lease holds (`owns`). When the lease is lost — another
+/// server took it after this one was paused past `lease_ttl`, or the bucket refused a renewal —
+/// or a position write conflicts, the partition is dropped at once: the reader publishes
+/// nothing more of it and writes no position for it.
+final class NATSPartitionGroup {
+    let member: PartitionMember
+    private let store: any LeaseStore
+    /// Per owned partition: the revision of its position key as this owner last wrote it.
+    private var positionRevisions: [Int: UInt64] = [:]
+
+    init(member: PartitionMember, store: any LeaseStore) {
+        self.member = member
+        self.store = store
+    }
+
+    static func positionKey(_ p: Int) -> String { "position.\(p)" }
+
+    /// A partition newly owned: its epoch and where reading resumes (nil: no position yet).
+    struct Taken: Equatable {
+        var partition: Int
+        var epoch: UInt64
+        var after: UInt64?
+    }
+
+    struct Round: Equatable {
+        var taken: [Taken] = []
+        var lost: [Int] = []
+        /// Partitions to give back (the group grew): the caller commits their positions, then `release`s them.
+        var releasing: [Int] = []
+    }
+
+    /// One membership round (heartbeat, renewals, acquisitions). A partition acquired whose
+    /// position cannot be claimed for this epoch (another wrote it in between) is lost again.
+    func step(now: Int64) throws -> Round {
+        let changes = try member.step(now: now)
+        var round = Round(lost: changes.lost, releasing: changes.releasing)
+        for p in changes.lost { positionRevisions[p] = nil }
+        for acquired in changes.acquired {
+            let p = acquired.partition
+            let current = try store.get(Self.positionKey(p))
+            let previous = current.flatMap { PartitionPosition(bytes: $0.value) }
+            let claim = PartitionPosition(sequence: previous?.sequence ?? 0, epoch: acquired.epoch)
+            let write = try current.map { try store.update(Self.positionKey(p), claim.bytes, expected: $0.revision) }
+                ?? store.create(Self.positionKey(p), claim.bytes)
+            guard case .written(let revision) = write else {
+                try member.release(p)
+                round.lost.append(p)
+                continue
+            }
+            positionRevisions[p] = revision
+            round.taken.append(Taken(partition: p, epoch: acquired.epoch, after: previous.map(\.sequence)))
+        }
+        return round
+    }
+
+    /// Writes how far `p` was read. False when this server no longer owns it (the lease ran
+    /// out, or another owner wrote the position): the caller drops the partition.
+    func commit(_ p: Int, sequence: UInt64, now: Int64) throws -> Bool {
+        guard let revision = positionRevisions[p], let epoch = member.epoch(of: p, now: now) else { return false }
+        switch try store.update(Self.positionKey(p), PartitionPosition(sequence: sequence, epoch: epoch).bytes, expected: revision) {
+        case .written(let next):
+            positionRevisions[p] = next
+            return true
+        case .conflict:
+            positionRevisions[p] = nil
+            return false
+        }
+    }
+
+    /// Gives `p` back after its position was committed.
+    func release(_ p: Int) throws {
+        positionRevisions[p] = nil
+        try member.release(p)
+    }
+
+    /// Leaves the group (the source stops): every partition is given back at once, so the others
+    /// take them in their next round instead of after `lease_ttl`.
+    func leave() throws {
+        positionRevisions = [:]
+        try member.leave()
+    }
+}

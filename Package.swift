@@ -177,7 +177,8 @@ let package = Package(
         ),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["LocusCore", "LocusRuntime", "LocusStore", "LocusPlugins", "LocusTestKit", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["LocusCore", "LocusRuntime", "LocusStore", "LocusPlugins", "LocusTestKit", "LocusFleet", "LocusNATS",
+                           .product(name: "Logging", package: "swift-log")],
             exclude: ["Scripts"],
             resources: [.copy("Fixtures")]
         ),

@@ -59,6 +59,7 @@ let package = Package(
         .library(name: "LocusNMEA", targets: ["LocusNMEA"]),
         .library(name: "LocusFormats", targets: ["LocusFormats"]),
         .library(name: "LocusStore", targets: ["LocusStore"]),
+        .library(name: "LocusFleet", targets: ["LocusFleet"]),
         .library(name: "LocusWebRequests", targets: ["LocusWebRequests"]),
     ],
     dependencies: [

@@ -6,7 +6,8 @@ import PackageDescription
 /// control requests (with the region service's commands), envelopes and payloads at the hub (and their precision
 /// reduction), CURVE certificate files, MQTT messages (the mqtt source's reader, the sink's OwnTracks form), and what web clients
 /// send: requests (queries, WebSocket requests), request heads and WebSocket frames, the records of a service state store,
-/// and a region service's watched GeoJSON file. A package of its own because the
+/// a region service's watched GeoJSON file, and what a fleet server reads from NATS (leases, partition positions,
+/// stream messages). A package of its own because the
 /// executables only link with `-sanitize=fuzzer` (which brings libFuzzer's runtime), so the root
 /// package's plain `swift build` must not see them. Build and run with `Fuzz/run-fuzz.sh`; see
 /// README.md.
@@ -31,6 +32,7 @@ let package = Package(
         .executable(name: "locus-webframe-fuzz", targets: ["LocusWebFrameFuzz"]),
         .executable(name: "locus-state-fuzz", targets: ["LocusStateFuzz"]),
         .executable(name: "locus-geojson-fuzz", targets: ["LocusGeoJSONFuzz"]),
+        .executable(name: "locus-fleet-fuzz", targets: ["LocusFleetFuzz"]),
     ] + readers.map { .executable(name: $0.product, targets: [$0.target]) },
     dependencies: [
         .package(name: "Locus", path: ".."),
@@ -75,6 +77,11 @@ let package = Package(
             name: "LocusGeoJSONFuzz",
             // LocusCommandLine brings every built-in plugin, the region service among them.
             dependencies: ["CLibFuzzer", .product(name: "LocusCommandLine", package: "Locus"), .product(name: "LocusCore", package: "Locus")]
+        ),
+        .executableTarget(
+            name: "LocusFleetFuzz",
+            dependencies: ["CLibFuzzer", .product(name: "LocusFleet", package: "Locus"), .product(name: "LocusFormats", package: "Locus"),
+                           .product(name: "LocusCore", package: "Locus")]
         ),
         .executableTarget(
             name: "LocusMQTTFuzz",

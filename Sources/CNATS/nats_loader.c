@@ -44,6 +44,7 @@
     X(natsStatus, natsSubscription_Fetch, (natsMsgList *list, natsSubscription *sub, int batch, int64_t timeout, jsErrCode *errCode), (list, sub, batch, timeout, errCode)) \
     X(natsStatus, jsFetchRequest_Init, (jsFetchRequest *request), (request)) \
     X(natsStatus, natsSubscription_FetchRequest, (natsMsgList *list, natsSubscription *sub, jsFetchRequest *request), (list, sub, request)) \
+    X(natsStatus, natsSubscription_GetConsumerInfo, (jsConsumerInfo **ci, natsSubscription *sub, jsOptions *opts, jsErrCode *errCode), (ci, sub, opts, errCode)) \
     X(natsStatus, natsMsg_GetMetaData, (jsMsgMetaData **new_meta, natsMsg *msg), (new_meta, msg)) \
     X(natsStatus, natsMsg_Ack, (natsMsg *msg, jsOptions *opts), (msg, opts)) \
     X(natsStatus, natsSubscription_Unsubscribe, (natsSubscription *sub), (sub)) \
@@ -76,6 +77,7 @@
     X(jsPubAck_Destroy, (jsPubAck *pubAck), (pubAck)) \
     X(natsMsg_Destroy, (natsMsg *msg), (msg)) \
     X(natsMsgList_Destroy, (natsMsgList *list), (list)) \
+    X(jsConsumerInfo_Destroy, (jsConsumerInfo *ci), (ci)) \
     X(jsMsgMetaData_Destroy, (jsMsgMetaData *meta), (meta)) \
     X(natsSubscription_Destroy, (natsSubscription *sub), (sub)) \
     X(kvStore_Destroy, (kvStore *kv), (kv)) \

@@ -51,17 +51,12 @@ public final class JetStreamKeyValue: LeaseStore {
     }
 
     public func list(prefix: String) throws -> [(key: String, value: [UInt8], revision: UInt64)] {
-        var keys = kvKeysList()
-        let status = kvStore_Keys(&keys, store, nil)
-        if status == NATS_NOT_FOUND { return [] }
-        try check(status, "list the keys of \(bucket)")
-        defer { kvKeysList_Destroy(&keys) }
-        var names: [String] = []
-        for i in 0..<Int(keys.Count) {
-            if let key = keys.Keys[i].map({ String(cString: $0) }), key.hasPrefix(prefix) { names.append(key) }
-        }
+        // From the stream's subjects, not kvStore_Keys: that reads through a consumer, which
+        // nats-server 2.9 may place on a node that is down, and then it only times out.
+        let base = "$KV.\(bucket)."
+        let keys = try connection.subjects(of: "KV_\(bucket)", matching: base + ">").map { String($0.dropFirst(base.count)) }
         // A key deleted between the listing and the read is simply not there.
-        return try names.sorted().compactMap { key in try get(key).map { (key, $0.value, $0.revision) } }
+        return try keys.filter { $0.hasPrefix(prefix) }.sorted().compactMap { key in try get(key).map { (key, $0.value, $0.revision) } }
     }
 
     public func create(_ key: String, _ value: [UInt8]) throws -> LeaseWrite {

@@ -24,7 +24,10 @@ public final class JetStreamPullConsumer {
                       inactiveSeconds: inactiveSeconds)
     }
 
-    public init(connection: NATSConnection, stream: String, filter: String, start: Start, inactiveSeconds: Double = 30) throws {
+    /// `createTimeoutMs`: how long to wait for the server to make the consumer (nats-server 2.9
+    /// may place it on a node that is down, and never answer: ask again).
+    public init(connection: NATSConnection, stream: String, filter: String, start: Start, inactiveSeconds: Double = 30,
+                createTimeoutMs: Int64? = nil) throws {
         self.filter = filter
         var options = jsSubOptions()
         jsSubOptions_Init(&options)
@@ -44,7 +47,10 @@ public final class JetStreamPullConsumer {
         }
         // A consumer whose reader died (kill -9) goes away by itself after this long.
         options.Config.InactiveThreshold = Int64(inactiveSeconds * 1e9)
-        try check(js_PullSubscribe(&subscription, connection.jetStream, filter, nil, nil, &options, &code),
+        var requestOptions = jsOptions()
+        jsOptions_Init(&requestOptions)
+        requestOptions.Wait = createTimeoutMs ?? connection.settings.timeoutMs
+        try check(js_PullSubscribe(&subscription, connection.jetStream, filter, nil, &requestOptions, &options, &code),
                   "read \(filter) from stream \(stream)", code: code)
         guard let subscription else { throw NATSError(operation: "read \(filter)", message: "no subscription") }
         self.subscription = subscription
@@ -78,6 +84,25 @@ public final class JetStreamPullConsumer {
         if status == NATS_TIMEOUT || status == NATS_NOT_FOUND { return [] }
         try check(status, "fetch from \(filter)")
         return messages(&list)
+    }
+
+    /// Messages the consumer has not delivered yet (its lag); nil when the consumer is gone (its
+    /// only copy was on a server that died, or it was idle past its inactive threshold). A
+    /// reader must ask now and then: a fetch from a consumer that is gone only times out.
+    ///
+    /// `timeoutMs`: how long to wait for the answer. nats-server 2.9 does not answer for a
+    /// consumer whose only copy was on a node that is down; a timeout counts as gone too.
+    public func pending(timeoutMs: Int64 = 500) throws -> UInt64? {
+        var info: UnsafeMutablePointer<jsConsumerInfo>?
+        var code = jsErrCode(0)
+        var options = jsOptions()
+        jsOptions_Init(&options)
+        options.Wait = timeoutMs
+        let status = natsSubscription_GetConsumerInfo(&info, subscription, &options, &code)
+        if status == NATS_NOT_FOUND || status == NATS_TIMEOUT || code == JSConsumerNotFoundErr { return nil }
+        try check(status, "read the state of the consumer of \(filter)", code: code)
+        defer { jsConsumerInfo_Destroy(info) }
+        return info?.pointee.NumPending ?? 0
     }
 
     private func messages(_ list: inout natsMsgList) -> [JetStreamMessage] {

@@ -37,7 +37,7 @@ extension NATSConnection {
         }
         var config = jsStreamConfig()
         jsStreamConfig_Init(&config)
-        var subjects = spec.subjects.map { strdup($0) }
+        let subjects = spec.subjects.map { strdup($0) }
         defer { subjects.forEach { free($0) } }
         var pointers = subjects.map { UnsafePointer($0) }
         let name = strdup(spec.name)
@@ -56,6 +56,24 @@ extension NATSConnection {
         if status == NATS_OK { jsStreamInfo_Destroy(info); return }
         if js_GetStreamInfo(&info, jetStream, spec.name, nil, &code) == NATS_OK { jsStreamInfo_Destroy(info); return }
         throw NATSError(operation: "create stream \(spec.name)", status: status, code: code)
+    }
+
+    /// The subjects of `stream` that hold a message and match `filter` (wildcards allowed). One
+    /// request to the stream, no consumer: it works while a server of the cluster is down, when
+    /// a consumer placed on it would never answer.
+    public func subjects(of stream: String, matching filter: String) throws -> [String] {
+        var options = jsOptions()
+        jsOptions_Init(&options)
+        options.Wait = settings.timeoutMs
+        let filterCopy = strdup(filter)
+        defer { free(filterCopy) }
+        options.Stream.Info.SubjectsFilter = UnsafePointer(filterCopy)
+        var info: UnsafeMutablePointer<jsStreamInfo>?
+        var code = jsErrCode(0)
+        try check(js_GetStreamInfo(&info, jetStream, stream, &options, &code), "list the subjects of \(stream)", code: code)
+        defer { jsStreamInfo_Destroy(info) }
+        guard let list = info?.pointee.State.Subjects?.pointee else { return [] }
+        return (0..<Int(list.Count)).compactMap { list.List[$0].Subject.map { String(cString: $0) } }
     }
 
     /// What the server said to a JetStream publish.

@@ -15,7 +15,7 @@ public final class NATSConnection {
         var options: OpaquePointer?
         try check(natsOptions_Create(&options), "create NATS options")
         defer { natsOptions_Destroy(options) }
-        var servers = settings.servers.map { strdup($0) }
+        let servers = settings.servers.map { strdup($0) }
         defer { servers.forEach { free($0) } }
         var pointers = servers.map { UnsafePointer($0) }
         try pointers.withUnsafeMutableBufferPointer { list in

@@ -17,14 +17,10 @@ public final class NATSServer: @unchecked Sendable {  // `process` is set by sta
 
     /// Writes the node's config file; `routes` are the other nodes' cluster ports, `extra` more
     /// lines of nats-server's configuration (`mappings`, accounts, limits).
-    public init(directory: String, name: String = "n1", clusterPort: Int? = nil, routes: [Int] = [], mqtt: Bool = false,
-                extra: [String] = []) throws {
-        self.name = name
-        self.directory = directory
-        port = try LoopbackPort.free()
-        self.clusterPort = clusterPort
-        mqttPort = mqtt ? try LoopbackPort.free() : nil
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    public convenience init(directory: String, name: String = "n1", clusterPort: Int? = nil, routes: [Int] = [], mqtt: Bool = false,
+                            extra: [String] = []) throws {
+        let port = try LoopbackPort.free()
+        let mqttPort = mqtt ? try LoopbackPort.free() : nil
         var lines = ["server_name: \(name)", "listen: 127.0.0.1:\(port)", "jetstream { store_dir: \"\(directory)/jetstream\" }"]
         if let clusterPort {
             let others = routes.map { "nats-route://127.0.0.1:\($0)" }.joined(separator: ", ")
@@ -32,7 +28,20 @@ public final class NATSServer: @unchecked Sendable {  // `process` is set by sta
         }
         if let mqttPort { lines.append("mqtt { listen: 127.0.0.1:\(mqttPort) }") }
         lines += extra
-        try (lines.joined(separator: "\n") + "\n").write(toFile: directory + "/nats.conf", atomically: true, encoding: .utf8)
+        try self.init(directory: directory, name: name, configText: lines.joined(separator: "\n") + "\n", port: port,
+                      clusterPort: clusterPort, mqttPort: mqttPort)
+    }
+
+    /// A node configured by `configText` as written (an example's file with its ports and
+    /// directories replaced), which listens for clients on `port`.
+    public init(directory: String, name: String, configText: String, port: Int, clusterPort: Int? = nil, mqttPort: Int? = nil) throws {
+        self.name = name
+        self.directory = directory
+        self.port = port
+        self.clusterPort = clusterPort
+        self.mqttPort = mqttPort
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        try configText.write(toFile: directory + "/nats.conf", atomically: true, encoding: .utf8)
         FileManager.default.createFile(atPath: directory + "/nats.log", contents: nil)
         log = try FileHandle(forWritingTo: URL(fileURLWithPath: directory + "/nats.log"))
     }

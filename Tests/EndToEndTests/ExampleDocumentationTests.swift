@@ -6,7 +6,7 @@ import Testing
 /// default the file gives, every `make` target named exists, every path to the built `locus`
 /// is where a Makefile target puts it.
 @Suite struct ExampleDocumentationTests {
-    static let configs = ["config.yaml", "examples/fleet/device.yaml", "examples/fleet/server.yaml",
+    static let configs = ["config.yaml", "examples/fleet/device.yaml", "examples/fleet/server.yaml", "examples/fleet/nats/group-server.yaml",
                           "examples/secure/config.yaml", "contrib/systemd/config.yaml"]
 
     static func read(_ path: String) throws -> String {

@@ -24,7 +24,7 @@ public enum NATSPlugin {
             if setup.kind == .source {
                 let config = try NATSSourceConfiguration(from: decoder)
                 return .source(NATSSource(configuration: config, connection: try config.server.connection(name: name, setup: setup),
-                                          memberId: config.member ?? "\(ProcessInfo.processInfo.hostName)-\(setup.id)"))
+                                          memberId: config.member.flatMap { $0.isEmpty ? nil : $0 } ?? "\(ProcessInfo.processInfo.hostName)-\(setup.id)"))
             }
             let config = try NATSSinkConfiguration(from: decoder)
             return .sink(NATSSink(configuration: config, connection: try config.server.connection(name: name, setup: setup)))

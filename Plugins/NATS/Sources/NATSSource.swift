@@ -56,9 +56,12 @@ final class NATSReader {
     private var readers: [Int: PartitionReader] = [:]
     private var nextRoundMs: Int64 = 0
     private var nextCommitMs: Int64 = 0
+    /// Where the next round's consumer check starts (they are checked within a time budget).
+    private var checkCursor = 0
 
     struct PartitionReader {
-        var consumer: JetStreamPullConsumer
+        /// Nil after it failed or was found gone: made again, after `lastSequence`, in the next round.
+        var consumer: JetStreamPullConsumer?
         var epoch: UInt64
         /// The stream sequence of the last message handled: where a new consumer starts after.
         var lastSequence: UInt64?
@@ -81,45 +84,39 @@ final class NATSReader {
     private static func nowMs() -> Int64 { Int64(Date().timeIntervalSince1970 * 1000) }
 
     func run() {
-        var lastSequence: UInt64?
         while !stop.isSet {
             guard let c = connected() else { continue }
             if configuration.group.isEmpty {
-                if readers.isEmpty {
-                    do {
-                        let start: JetStreamPullConsumer.Start = lastSequence.map { .after($0) } ?? (configuration.start == .all ? .all : .new)
-                        let consumer = try JetStreamPullConsumer(connection: c, stream: configuration.stream, filter: configuration.filter, start: start)
-                        readers[0] = PartitionReader(consumer: consumer, epoch: 0, lastSequence: lastSequence)
-                    } catch {
-                        down("\(error)")
-                        continue
-                    }
-                }
-                do {
-                    for message in try readers[0]!.consumer.fetch(batch: configuration.batch, timeoutMs: 200) {
-                        handle(message, partition: 0)
-                    }
-                } catch {
-                    // The consumer may be gone (the server restarted, or it timed out while NATS
-                    // was away): a new one starts after the last message handled.
-                    counters.update { $0.readRetries += 1 }
-                    lastSequence = readers[0]?.lastSequence
-                    readers = [:]
-                    down("\(error)")
-                }
+                readAll(c)
                 continue
             }
             do {
-                try groupRound(c)
+                if try groupRound(c) { recovered() }
+            } catch {
+                // The bucket cannot be reached: leases run out on their own meanwhile, and
+                // `owns` below stops reading a partition once its lease has.
+                trouble("\(error)")
+            }
+            makeMissingConsumers(c)
+            do {
                 var read = 0
                 for p in readers.keys.sorted() {
                     // Checked before every batch: a lease that ran out (this server was paused)
                     // ends reading that partition before anything more of it is published.
-                    guard group?.member.owns(p, now: Self.nowMs()) == true, let reader = readers[p] else {
+                    guard group?.member.owns(p, now: Self.nowMs()) == true else {
                         drop(p, counting: \.lost)
                         continue
                     }
-                    let messages = try reader.consumer.fetchAvailable(batch: configuration.batch)
+                    guard let consumer = readers[p]?.consumer else { continue }
+                    let messages: [JetStreamMessage]
+                    do {
+                        messages = try consumer.fetchAvailable(batch: configuration.batch)
+                    } catch {
+                        counters.update { $0.readRetries += 1 }
+                        readers[p]?.consumer = nil
+                        trouble("\(error)")
+                        continue
+                    }
                     for message in messages {
                         // Again per message: this thread may have been paused (SIGSTOP) in between.
                         guard group?.member.owns(p, now: Self.nowMs()) == true else {
@@ -133,11 +130,7 @@ final class NATSReader {
                 try commitPositions(force: false)
                 if read == 0 { Thread.sleep(forTimeInterval: 0.02) }
             } catch {
-                counters.update { $0.readRetries += 1 }
-                down("\(error)")
-                // The leases run out on their own while the bucket cannot be reached; the
-                // consumers are made again, after the positions, in the next round.
-                for p in readers.keys { drop(p, counting: nil) }
+                trouble("\(error)")
             }
         }
         if let group {
@@ -145,6 +138,34 @@ final class NATSReader {
             try? group.leave()
             readers = [:]
             updatePartitionCounters()
+        }
+    }
+
+    /// Without a group: one consumer for `filter`, made again after the last message handled when
+    /// it fails or is found gone (checked while idle: its only copy may have been on a server
+    /// that died, and a fetch from a consumer that is gone only times out).
+    private func readAll(_ c: NATSConnection) {
+        do {
+            if readers[0]?.consumer == nil {
+                let last = readers[0]?.lastSequence
+                let start: JetStreamPullConsumer.Start = last.map { .after($0) } ?? (configuration.start == .all ? .all : .new)
+                readers[0] = PartitionReader(consumer: try JetStreamPullConsumer(connection: c, stream: configuration.stream,
+                                                                                 filter: configuration.filter, start: start),
+                                             epoch: 0, lastSequence: last)
+            }
+            guard let consumer = readers[0]?.consumer else { return }
+            let messages = try consumer.fetch(batch: configuration.batch, timeoutMs: 200)
+            if !messages.isEmpty { recovered() }
+            for message in messages { handle(message, partition: 0) }
+            let now = Self.nowMs()
+            if messages.isEmpty, now >= nextRoundMs {
+                nextRoundMs = now + 3000
+                if try consumer.pending() == nil { readers[0]?.consumer = nil }
+            }
+        } catch {
+            counters.update { $0.readRetries += 1 }
+            readers[0]?.consumer = nil
+            trouble("\(error)")
         }
     }
 
@@ -179,9 +200,11 @@ final class NATSReader {
 
     /// A membership round every third of `lease_ttl`: consumers for partitions taken (after
     /// their positions), none for partitions lost, and partitions released with their positions.
-    private func groupRound(_ c: NATSConnection) throws {
+    /// Returns whether a round ran (and every request of it succeeded).
+    @discardableResult
+    private func groupRound(_ c: NATSConnection) throws -> Bool {
         let now = Self.nowMs()
-        guard let group, now >= nextRoundMs else { return }
+        guard let group, now >= nextRoundMs else { return false }
         nextRoundMs = now + Int64(configuration.leaseTTL * 1000) / 3
         let round = try group.step(now: now)
         for p in round.lost { drop(p, counting: \.lost) }
@@ -194,16 +217,57 @@ final class NATSReader {
             counters.update { $0.released += 1 }
         }
         for taken in round.taken {
-            let start: JetStreamPullConsumer.Start = taken.after.map { $0 > 0 ? .after($0) : .all } ?? .all
-            let consumer = try JetStreamPullConsumer(connection: c, stream: configuration.stream,
-                                                     filter: configuration.filter(partition: taken.partition), start: start)
-            readers[taken.partition] = PartitionReader(consumer: consumer, epoch: taken.epoch, lastSequence: taken.after,
+            // Its consumer is made by `makeMissingConsumers`, right after this round.
+            readers[taken.partition] = PartitionReader(consumer: nil, epoch: taken.epoch, lastSequence: taken.after,
                                                        committedSequence: taken.after)
             counters.update { $0.acquired += 1 }
             context.logger.info("took partition", metadata: ["partition": "\(taken.partition)", "epoch": "\(taken.epoch)",
                                                              "after": "\(taken.after ?? 0)"])
         }
+        // Consumers say how far behind they are; one that is gone (its only copy was on a NATS
+        // server that died) is made again after what was handled. Within a sixth of the lease
+        // per round (an unanswered request costs half a second), the rest in the next rounds.
+        var lag: UInt64 = 0
+        let deadline = Self.nowMs() + Int64(configuration.leaseTTL * 1000) / 6
+        let order = readers.keys.sorted()
+        for k in order.indices {
+            let p = order[(k + checkCursor) % order.count]
+            guard Self.nowMs() < deadline else { checkCursor = (k + checkCursor) % order.count; break }
+            guard let consumer = readers[p]?.consumer else { continue }
+            do {
+                if let pending = try consumer.pending() {
+                    lag += pending
+                    continue
+                }
+                counters.update { $0.consumersLost += 1 }
+            } catch {
+                counters.update { $0.readRetries += 1 }
+            }
+            readers[p]?.consumer = nil
+        }
+        counters.update { $0.pending = Int(lag) }
         updatePartitionCounters()
+        return true
+    }
+
+    /// Makes the consumers of held partitions that have none (just taken, failed, or gone),
+    /// each after the last message handled, for at most a sixth of `lease_ttl` per call: a
+    /// request nats-server 2.9 never answers (it placed the consumer on a node that is down)
+    /// costs a second, and the leases must still be renewed in time. The rest wait for the next call.
+    private func makeMissingConsumers(_ c: NATSConnection) {
+        let deadline = Self.nowMs() + Int64(configuration.leaseTTL * 1000) / 6
+        for p in readers.keys.sorted() where readers[p]?.consumer == nil {
+            guard Self.nowMs() < deadline, let reader = readers[p] else { return }
+            let start: JetStreamPullConsumer.Start = reader.lastSequence.map { $0 > 0 ? .after($0) : .all } ?? .all
+            do {
+                readers[p]?.consumer = try JetStreamPullConsumer(connection: c, stream: configuration.stream,
+                                                                 filter: configuration.filter(partition: p), start: start,
+                                                                 createTimeoutMs: 1000)
+            } catch {
+                counters.update { $0.readRetries += 1 }
+                trouble("\(error)")
+            }
+        }
     }
 
     /// Writes the positions of partitions read since their last write, every `checkpoint_interval`
@@ -238,6 +302,7 @@ final class NATSReader {
         counters.update { $0.partitionsOwned = owned; $0.highestEpoch = Int(epochs) }
     }
 
+    /// A first connection failed: the next attempt waits, from `reconnect_min` doubling to `reconnect_max`.
     private func down(_ reason: String) {
         nextAttempt = Date().addingTimeInterval(backoff)
         backoff = min(backoff * 2, configuration.server.reconnectMax)
@@ -248,11 +313,30 @@ final class NATSReader {
         reportedDown = reason
     }
 
+    /// Requests succeed again after `trouble`.
+    private func recovered() {
+        guard reportedDown != nil else { return }
+        reportedDown = nil
+        context.logger.info("NATS requests succeed again", metadata: ["servers": "\(settings.servers.joined(separator: ","))"])
+        context.reportStatus(.connected, reason: nil)
+    }
+
+    /// A request failed on a connection that is up (a server of the cluster is down, a leader is
+    /// being elected): retried in the loop; said once per reason, and counted by the caller.
+    private func trouble(_ reason: String) {
+        guard reportedDown != reason else { return }
+        context.logger.warning("a NATS request failed; retrying", metadata: [
+            "servers": "\(settings.servers.joined(separator: ","))", "reason": "\(reason)"])
+        context.reportStatus(.disconnected, reason: reason)
+        reportedDown = reason
+    }
+
     private func handle(_ message: JetStreamMessage, partition: Int) {
         readers[partition]?.lastSequence = message.sequence
+        let grouped = group != nil
         counters.update {
             $0.messages += 1
-            $0.pending = Int(message.pending)
+            if !grouped { $0.pending = Int(message.pending) }
             $0.lastSequence = Int(message.sequence)
         }
         let location: IncomingLocation

@@ -12,7 +12,8 @@ public struct NATSSourceCounters: ZeroedCounters, Equatable {
     public var ignored = 0
     /// Devices seen.
     public var devices = 0
-    /// Messages of the stream not yet read by this source (its lag), as of the last one read.
+    /// Messages of the stream not yet read by this source (its lag): without a group as of the
+    /// last message read, in a group the sum over its partitions as of the last round.
     public var pending = 0
     /// The stream sequence of the last message read.
     public var lastSequence = 0
@@ -30,6 +31,9 @@ public struct NATSSourceCounters: ZeroedCounters, Equatable {
     public var connectFailures = 0
     /// Reads that failed (server away, consumer gone) and were retried.
     public var readRetries = 0
+    /// Consumers found gone (their only copy was on a NATS server that died) and made again
+    /// after the last message handled.
+    public var consumersLost = 0
     public var droppedTooLarge = 0
     public var droppedNotJson = 0
     public var droppedMissingField = 0

@@ -1,4 +1,5 @@
 import Foundation
+import LocusTestKit
 
 /// A real Mosquitto broker (Debian `mosquitto`) on a free loopback port, for the `mqtt` sink's
 /// end-to-end tests. `extra` lines go into its config file (listeners' TLS, password files, limits).
@@ -62,17 +63,7 @@ final class MQTTBroker {
         process = nil
     }
 
-    static func accepts(port: Int) -> Bool {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var addr = sockaddr_in()
-        addr.sin_family = sa_family_t(AF_INET)
-        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
-        addr.sin_port = UInt16(port).bigEndian
-        return withUnsafePointer(to: &addr) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
-        }
-    }
+    static func accepts(port: Int) -> Bool { LoopbackPort.accepts(port) }
 
     deinit { process?.kill9() }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import LocusTestKit
 import Testing
 
 /// Issue 14, item 5: the daemon's counters as Prometheus text, scraped over HTTP (`hub.metrics`)
@@ -6,20 +7,7 @@ import Testing
 /// with `locus ctl status`.
 @Suite(.serialized) struct MetricsTests {
     /// A TCP port nobody listens on now (the kernel's pick).
-    static func freePort() throws -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var addr = sockaddr_in()
-        addr.sin_family = sa_family_t(AF_INET)
-        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
-        addr.sin_port = 0
-        var len = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &addr) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, len) == 0 && getsockname(fd, $0, &len) == 0 }
-        }
-        guard bound else { throw POSIXError(.EADDRINUSE) }
-        return Int(UInt16(bigEndian: addr.sin_port))
-    }
+    static func freePort() throws -> Int { try LoopbackPort.free() }
 
     struct Sample {
         var name: String

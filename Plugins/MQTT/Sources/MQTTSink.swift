@@ -58,27 +58,11 @@ public enum MQTTPlugin {
     /// One type in both sections: a sink that publishes events to a broker, a source that reads
     /// positions of many devices from one. Each kind has its own keys; a key of the other kind is
     /// refused where it is written.
-    public static let factory: PluginFactory = {
-        let sinkKeys = MQTTSinkConfiguration.keys
-        let sourceKeys = MQTTSourceConfiguration.keys
-        var keys = sinkKeys
-        for key in sourceKeys where !keys.contains(where: { $0.name == key.name }) { keys.append(key) }
-        let sinkNames = Set(sinkKeys.map(\.name))
-        let sourceNames = Set(sourceKeys.map(\.name))
-        return PluginFactory(type: "mqtt", kinds: [.sink, .source],
-                             summary: "MQTT: a sink publishing events to a broker from the journal (nothing lost while it is away), or a source of many devices' positions (OwnTracks, other Locus instances).",
-                             keys: keys) { decoder, setup in
-            let own = setup.kind == .source ? sourceNames : sinkNames
-            let given = try decoder.container(keyedBy: AnyConfigKey.self).allKeys.map(\.stringValue)
-            if let other = given.first(where: { !own.contains($0) && !["type", "id", "enabled"].contains($0) }) {
-                throw ConfigValueError(key: other, "'\(other)' is a key of mqtt \(setup.kind == .source ? "sinks" : "sources"), not of an mqtt \(setup.kind.rawValue)")
-            }
-            if setup.kind == .source {
-                return .source(try makeSource(MQTTSourceConfiguration(from: decoder), setup))
-            }
-            return .sink(try makeSink(MQTTSinkConfiguration(from: decoder), setup))
-        }
-    }()
+    public static let factory = PluginFactory.sourceAndSink(
+        "mqtt",
+        summary: "MQTT: a sink publishing events to a broker from the journal (nothing lost while it is away), or a source of many devices' positions (OwnTracks, other Locus instances).",
+        source: MQTTSourceConfiguration.self, sink: MQTTSinkConfiguration.self,
+        makeSource: { try makeSource($0, $1) }, makeSink: { try makeSink($0, $1) })
 
     static func makeSource(_ config: MQTTSourceConfiguration, _ setup: PluginSetup) throws -> MQTTSource {
         var resolved = config
@@ -101,12 +85,4 @@ public enum MQTTPlugin {
             startedMs: Int64((Date().timeIntervalSince1970 * 1000).rounded(.down)))
         return MQTTSink(configuration: resolved, settings: settings)
     }
-}
-
-/// Any key of a plugin entry, to list the keys given.
-struct AnyConfigKey: CodingKey {
-    var stringValue: String
-    var intValue: Int? { nil }
-    init(stringValue: String) { self.stringValue = stringValue }
-    init?(intValue: Int) { nil }
 }

@@ -59,7 +59,7 @@ final class NATSSender {
     private var connection: NATSConnection?
     private var backoff: Double
     private var nextAttempt = Date()
-    private var reportedDown: String?
+    private let status: NATSStatusReport
 
     init(configuration: NATSSinkConfiguration, connection: NATSConnectionSettings, outbox: NATSOutbox,
          counters: SourceCounters<NATSSinkCounters>, context: PluginContext) {
@@ -69,6 +69,7 @@ final class NATSSender {
         self.counters = counters
         self.context = context
         backoff = configuration.server.reconnectMin
+        status = NATSStatusReport(context: context, servers: connection.servers)
     }
 
     func run() {
@@ -86,13 +87,10 @@ final class NATSSender {
                 let ack = try connection.publish(item.subject, item.body, messageId: item.messageId)
                 outbox.removeFirst()
                 counters.update { if ack.duplicate { $0.duplicates += 1 } else { $0.published += 1 } }
-                if reportedDown != nil {
-                    reportedDown = nil
-                    context.reportStatus(.connected, reason: nil)
-                }
+                status.working()
             } catch {
                 counters.update { $0.publishRetries += 1 }
-                down("\(error)")
+                status.failing("\(error)")
                 // libnats reconnects by itself; a stream deleted under us is created again.
                 if !connection.isConnected { Thread.sleep(forTimeInterval: 0.2) } else { try? ensureStream(connection) }
                 if outbox.hasEnded && !connection.isConnected { break }
@@ -112,15 +110,12 @@ final class NATSSender {
             connection = c
             backoff = configuration.server.reconnectMin
             counters.update { $0.connects += 1 }
-            reportedDown = nil
-            context.logger.info("connected to NATS", metadata: ["servers": "\(settings.servers.joined(separator: ","))",
-                                                                "stream": "\(configuration.stream)"])
-            context.reportStatus(.connected, reason: nil)
+            status.connected("connected to NATS", ["stream": "\(configuration.stream)"])
             return c
         } catch {
             counters.update { $0.connectFailures += 1 }
-            down("\(error)")
             nextAttempt = Date().addingTimeInterval(backoff)
+            status.failing("\(error)", retryIn: backoff)
             backoff = min(backoff * 2, configuration.server.reconnectMax)
             return nil
         }
@@ -129,13 +124,5 @@ final class NATSSender {
     private func ensureStream(_ c: NATSConnection) throws {
         try c.ensureStream(JetStreamStreamSpec(name: configuration.stream, subjects: [configuration.subjectPrefix + ".>"],
                                                replicas: configuration.replicas, duplicateWindowSeconds: configuration.duplicateWindow))
-    }
-
-    private func down(_ reason: String) {
-        guard reportedDown != reason else { return }
-        context.logger.warning("NATS unreachable or refusing; retrying", metadata: [
-            "servers": "\(settings.servers.joined(separator: ","))", "reason": "\(reason)"])
-        context.reportStatus(.disconnected, reason: reason)
-        reportedDown = reason
     }
 }

@@ -49,7 +49,7 @@ final class NATSReader {
     private var devices: DeviceTable
     private var backoff: Double
     private var nextAttempt = Date()
-    private var reportedDown: String?
+    private let status: NATSStatusReport
     private var connection: NATSConnection?
     private var group: NATSPartitionGroup?
     /// What is read: partition number to its consumer (the key is 0 without a group).
@@ -79,6 +79,7 @@ final class NATSReader {
         devices = DeviceTable(levels: configuration.deviceTokens, separator: ".", maxDevices: configuration.maxDevices,
                               maxRate: configuration.maxRate)
         backoff = configuration.server.reconnectMin
+        status = NATSStatusReport(context: context, servers: connection.servers)
     }
 
     private static func nowMs() -> Int64 { Int64(Date().timeIntervalSince1970 * 1000) }
@@ -185,11 +186,8 @@ final class NATSReader {
             connection = c
             counters.update { $0.connects += 1 }
             backoff = configuration.server.reconnectMin
-            reportedDown = nil
-            context.logger.info("reading positions from NATS", metadata: [
-                "servers": "\(settings.servers.joined(separator: ","))", "stream": "\(configuration.stream)",
-                "filter": "\(configuration.filter)", "group": "\(configuration.group)", "member": "\(memberId)"])
-            context.reportStatus(.connected, reason: nil)
+            status.connected("reading positions from NATS", ["stream": "\(configuration.stream)", "filter": "\(configuration.filter)",
+                                                             "group": "\(configuration.group)", "member": "\(memberId)"])
             return c
         } catch {
             counters.update { $0.connectFailures += 1 }
@@ -305,31 +303,15 @@ final class NATSReader {
     /// A first connection failed: the next attempt waits, from `reconnect_min` doubling to `reconnect_max`.
     private func down(_ reason: String) {
         nextAttempt = Date().addingTimeInterval(backoff)
+        status.failing(reason, retryIn: backoff)
         backoff = min(backoff * 2, configuration.server.reconnectMax)
-        guard reportedDown != reason else { return }
-        context.logger.warning("NATS unreachable or refusing; retrying", metadata: [
-            "servers": "\(settings.servers.joined(separator: ","))", "reason": "\(reason)", "retry_in": "\(backoff)"])
-        context.reportStatus(.disconnected, reason: reason)
-        reportedDown = reason
-    }
-
-    /// Requests succeed again after `trouble`.
-    private func recovered() {
-        guard reportedDown != nil else { return }
-        reportedDown = nil
-        context.logger.info("NATS requests succeed again", metadata: ["servers": "\(settings.servers.joined(separator: ","))"])
-        context.reportStatus(.connected, reason: nil)
     }
 
     /// A request failed on a connection that is up (a server of the cluster is down, a leader is
-    /// being elected): retried in the loop; said once per reason, and counted by the caller.
-    private func trouble(_ reason: String) {
-        guard reportedDown != reason else { return }
-        context.logger.warning("a NATS request failed; retrying", metadata: [
-            "servers": "\(settings.servers.joined(separator: ","))", "reason": "\(reason)"])
-        context.reportStatus(.disconnected, reason: reason)
-        reportedDown = reason
-    }
+    /// being elected): retried in the loop, counted by the caller.
+    private func trouble(_ reason: String) { status.failing(reason) }
+
+    private func recovered() { status.working() }
 
     private func handle(_ message: JetStreamMessage, partition: Int) {
         readers[partition]?.lastSequence = message.sequence

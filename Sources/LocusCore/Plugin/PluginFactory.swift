@@ -69,6 +69,30 @@ public struct PluginFactory: Sendable {
         }
     }
 
+    /// One type in both sections (a broker or stream client: `mqtt`, `nats`), each kind with its
+    /// own keys. A key of the other kind is refused where it is written, naming the kind it
+    /// belongs to; `locus plugins` lists the sink's keys, then the source's that the sink lacks.
+    public static func sourceAndSink<Source: PluginConfiguration, Sink: PluginConfiguration>(
+        _ type: String, summary: String, source: Source.Type, sink: Sink.Type,
+        makeSource: @escaping @Sendable (Source, PluginSetup) throws -> any SourcePlugin,
+        makeSink: @escaping @Sendable (Sink, PluginSetup) throws -> any SinkPlugin
+    ) -> PluginFactory {
+        var keys = Sink.keys
+        for key in Source.keys where !keys.contains(where: { $0.name == key.name }) { keys.append(key) }
+        let sinkNames = Set(Sink.keys.map(\.name))
+        let sourceNames = Set(Source.keys.map(\.name))
+        return PluginFactory(type: type, kinds: [.sink, .source], summary: summary, keys: keys) { decoder, setup in
+            let own = setup.kind == .source ? sourceNames : sinkNames
+            let given = try decoder.container(keyedBy: SettingKey.self).allKeys.map(\.stringValue)
+            if let other = given.first(where: { !own.contains($0) && !["type", "id", "enabled"].contains($0) }) {
+                let (theirs, mine) = setup.kind == .source ? ("sinks", "sources") : ("sources", "sinks")
+                throw ConfigValueError(key: other, "'\(other)' is a key of \(type) \(theirs), not of \(type) \(mine)")
+            }
+            if setup.kind == .source { return .source(try makeSource(try Source(from: decoder), setup)) }
+            return .sink(try makeSink(try Sink(from: decoder), setup))
+        }
+    }
+
     public static func sink<C: PluginConfiguration>(
         _ type: String, summary: String, config: C.Type,
         make: @escaping @Sendable (C, PluginSetup) throws -> any SinkPlugin

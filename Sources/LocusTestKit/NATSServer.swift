@@ -19,8 +19,9 @@ public final class NATSServer: @unchecked Sendable {  // `process` is set by sta
     /// lines of nats-server's configuration (`mappings`, accounts, limits).
     public convenience init(directory: String, name: String = "n1", clusterPort: Int? = nil, routes: [Int] = [], mqtt: Bool = false,
                             extra: [String] = []) throws {
-        let port = try LoopbackPort.free()
-        let mqttPort = mqtt ? try LoopbackPort.free() : nil
+        let ports = try LoopbackPort.free(count: 2)
+        let port = ports[0]
+        let mqttPort = mqtt ? ports[1] : nil
         var lines = ["server_name: \(name)", "listen: 127.0.0.1:\(port)", "jetstream { store_dir: \"\(directory)/jetstream\" }"]
         if let clusterPort {
             let others = routes.map { "nats-route://127.0.0.1:\($0)" }.joined(separator: ", ")
@@ -48,7 +49,7 @@ public final class NATSServer: @unchecked Sendable {  // `process` is set by sta
 
     /// `size` nodes routed to each other, each in its own folder under `directory`.
     public static func cluster(directory: String, size: Int) throws -> [NATSServer] {
-        let clusterPorts = try (0..<size).map { _ in try LoopbackPort.free() }
+        let clusterPorts = try LoopbackPort.free(count: size)
         return try (0..<size).map { i in
             try NATSServer(directory: "\(directory)/n\(i + 1)", name: "n\(i + 1)", clusterPort: clusterPorts[i],
                            routes: clusterPorts.enumerated().filter { $0.offset != i }.map(\.element))

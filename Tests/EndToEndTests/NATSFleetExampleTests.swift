@@ -32,14 +32,16 @@ import Testing
     @Test func twoServersShareThePhonesThroughAThreeNodeClusterThatLosesANode() async throws {
         let dir = E2E.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        // The example's ports, each replaced by a free one.
-        var ports: [Int: Int] = [:]
-        for shipped in [4222, 4223, 4224, 6222, 6223, 6224, 1884, 1885, 1886] { ports[shipped] = try LoopbackPort.free() }
+        // The example's ports, each replaced by a different free one.
+        let shippedPorts = [4222, 4223, 4224, 6222, 6223, 6224, 1884, 1885, 1886]
+        let ports = Dictionary(uniqueKeysWithValues: zip(shippedPorts, try LoopbackPort.free(count: shippedPorts.count)))
         var nodes: [NATSServer] = []
         defer { for n in nodes { n.kill9() } }
         for i in 1...3 {
             var text = try String(contentsOfFile: E2E.repoRoot + "/examples/fleet/nats/n\(i).conf", encoding: .utf8)
-            for (shipped, free) in ports { text = text.replacingOccurrences(of: "127.0.0.1:\(shipped)", with: "127.0.0.1:\(free)") }
+            // In two passes: a free port such as 42221 must not be rewritten again as if it held 4222.
+            for shipped in shippedPorts { text = text.replacingOccurrences(of: "127.0.0.1:\(shipped)", with: "127.0.0.1:@\(shipped)@") }
+            for (shipped, free) in ports { text = text.replacingOccurrences(of: "127.0.0.1:@\(shipped)@", with: "127.0.0.1:\(free)") }
             text = text.replacingOccurrences(of: "/tmp/fleet/nats/n\(i)", with: "\(dir)/n\(i)/jetstream")
             let node = try NATSServer(directory: "\(dir)/n\(i)", name: "n\(i)", configText: text, port: ports[4221 + i]!,
                                       clusterPort: ports[6221 + i]!, mqttPort: ports[1883 + i]!)

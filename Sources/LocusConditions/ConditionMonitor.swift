@@ -92,6 +92,13 @@ public struct ConditionMonitor<Device: ConditionDevice> {
         for key in Array(devices.keys) { withDevice(key) { d, _, _ in d.remove(id) } }
     }
 
+    /// Forgets `device` (its state moved to another server): its next fix finds it new. The
+    /// caller deletes what it stored of it.
+    @inlinable public mutating func forget(device: String) {
+        storedDevices[device] = nil
+        changedDevices.remove(device)
+    }
+
     /// Runs `body` on `device`'s memory in place (taken out of the table meanwhile, so that its
     /// records are not copied on write), with the conditions and the kind; a device not seen yet
     /// is made first (`Device.init(monitoring:perDevice:)`). Notes the device for

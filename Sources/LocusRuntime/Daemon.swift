@@ -82,6 +82,11 @@ public final class Daemon: @unchecked Sendable {
             runners.append(try PluginRunner(plugin: plugin, bus: bus, status: status, gate: gate))
         }
         registerServiceCommands(runners)
+        let deviceStates = ServiceDeviceStates(services: runners.filter { $0.plugin.kind == .service },
+                                               sinks: runners.filter { $0.plugin.kind == .sink })
+        if !deviceStates.isEmpty {
+            for r in runners where r.plugin.kind == .source { r.deviceStates = deviceStates }
+        }
         started.set(runners)
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
             .init(service: ClosingService { parts.stopAll() },

@@ -145,6 +145,17 @@ final class DeliveryGate: ConsumerPacing, PublishObserver, @unchecked Sendable {
         }
     }
 
+    /// Whether `subscriber` has taken every message of `producers` published so far on the
+    /// topics it follows (for a device state exchange: the state then covers them).
+    func hasConsumed(_ subscriber: Subscriber, everythingOf producers: Set<String>) -> Bool {
+        lock.withLock {
+            producers.allSatisfy { p in
+                guard let published = subscriber.published[p] else { return true }
+                return (subscriber.consumed[p] ?? 0) >= published
+            }
+        }
+    }
+
     /// The largest lag of `subscriber` over the producers it is followed for.
     func largestLag(of subscriber: Subscriber) -> UInt64 {
         lock.withLock { subscriber.published.keys.map { subscriber.lag(of: $0) }.max() ?? 0 }

@@ -14,6 +14,8 @@ final class PendingServiceCommand: @unchecked Sendable {
     let arguments: JSONValue
     /// Not a control request: a watched file changed (`FileFedService.fileChanged`).
     let fileChange: (file: WatchedFile, contents: Result<[UInt8], WatchedFileError>)?
+    /// Not a control request: the runtime takes or replaces devices' state (`DeviceStateTransfer`).
+    let transfer: DeviceStateRequest?
 
     private enum State {
         /// In the service's input stream, not yet taken.
@@ -27,11 +29,14 @@ final class PendingServiceCommand: @unchecked Sendable {
     private let lock = NSLock()
     private var state = State.queued
     private var waiter: CheckedContinuation<Result<JSONValue, ControlCommandError>, Never>?
+    /// Signalled once when the command is settled, for `blockingReply`.
+    private let settledSignal = DispatchSemaphore(value: 0)
 
     init(name: String, arguments: JSONValue) {
         self.name = name
         self.arguments = arguments
         fileChange = nil
+        transfer = nil
     }
 
     /// The runtime's delivery of a watched file's new contents, queued like a command.
@@ -39,6 +44,15 @@ final class PendingServiceCommand: @unchecked Sendable {
         name = "file " + file.path
         arguments = .null
         fileChange = (file, contents)
+        transfer = nil
+    }
+
+    /// A device state exchange's request, queued like a command.
+    init(transfer: DeviceStateRequest) {
+        name = "device states"
+        arguments = .null
+        fileChange = nil
+        self.transfer = transfer
     }
 
     /// Called by the service's task before `handle`: false if the command was already settled
@@ -83,6 +97,21 @@ final class PendingServiceCommand: @unchecked Sendable {
         }
     }
 
+    /// Waits for the reply on the calling thread (a source's own thread, never the cooperative
+    /// pool), at most `timeout` seconds; a command not begun by then is refused with `timedOut`.
+    func blockingReply(timeout: Double, timedOut: ControlCommandError) -> Result<JSONValue, ControlCommandError> {
+        if settledSignal.wait(timeout: .now() + max(0, timeout)) == .timedOut {
+            refuse(timedOut)
+            // Begun by the service: its answer comes, as for any command.
+            settledSignal.wait()
+        }
+        settledSignal.signal()
+        return lock.withLock {
+            if case .settled(let result) = state { return result }
+            return .failure(timedOut)
+        }
+    }
+
     @discardableResult
     private func settle(_ result: Result<JSONValue, ControlCommandError>, onlyIfQueued: Bool) -> Bool {
         let (settled, waiter): (Bool, CheckedContinuation<Result<JSONValue, ControlCommandError>, Never>?) = lock.withLock {
@@ -91,6 +120,7 @@ final class PendingServiceCommand: @unchecked Sendable {
             case .running where onlyIfQueued: return (false, nil)
             case .queued, .running:
                 state = .settled(result)
+                settledSignal.signal()
                 defer { self.waiter = nil }
                 return (true, self.waiter)
             }

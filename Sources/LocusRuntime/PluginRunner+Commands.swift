@@ -112,6 +112,19 @@ extension PluginRunner {
     /// to `fileChanged`. The service is written back only when it accepted.
     func apply(_ command: PendingServiceCommand, to service: inout any ServicePlugin,
                output: inout ServiceOutput) throws -> JSONValue {
+        if let transfer = command.transfer {
+            guard var moving = service as? any DeviceStateTransfer, moving.movesDeviceState else {
+                throw ControlCommandError("service '\(plugin.id)' moves no device state")
+            }
+            switch transfer.work {
+            case .export(let isIncluded):
+                transfer.exported = try moving.deviceStates(where: isIncluded)
+            case .replace(let isIncluded, let states):
+                try moving.replaceDeviceStates(where: isIncluded, with: states)
+                service = moving
+            }
+            return .null
+        }
         // The time for events of a command before any message: the runtime reads the clock.
         var target = service
         if var stamped = target as? any CommandableService {

@@ -80,7 +80,8 @@ public final class PluginRunner: Service, @unchecked Sendable {
             stopBudget = Self.stopBudgetMargin
         }
         self.publisher = EventPublisher(producer: plugin.id, outlet: outlet, observer: tally)
-        if case .service(let s) = plugin.instance, s is any CommandableService || s is any FileFedService {
+        if case .service(let s) = plugin.instance,
+           s is any CommandableService || s is any FileFedService || (s as? any DeviceStateTransfer)?.movesDeviceState == true {
             commands = (s as? any CommandableService)?.commands ?? []
             commandInbox = ServiceCommandInbox(refusing: Self.startingReason(plugin.id))
         } else {
@@ -497,8 +498,43 @@ public final class PluginRunner: Service, @unchecked Sendable {
         return followed.map { gate.largestLag(of: $0) }
     }
 
+    /// The services' device states, for a source that hands devices between servers; set by
+    /// the daemon before the group runs.
+    var deviceStates: ServiceDeviceStates? {
+        get { lock.withLock { sharedDeviceStates } }
+        set { lock.withLock { sharedDeviceStates = newValue } }
+    }
+    private var sharedDeviceStates: ServiceDeviceStates?
+
+    /// Whether this plugin's running instance has taken every message of `producers` published
+    /// so far (true when it is not followed: nothing to wait for).
+    func hasConsumed(everythingOf producers: Set<String>) -> Bool {
+        guard let gate, let followed = lock.withLock({ gated }) else { return true }
+        return gate.hasConsumed(followed, everythingOf: producers)
+    }
+
+    /// False while this plugin is an `AcknowledgingSink` with messages its destination has not
+    /// acknowledged yet.
+    var isDeliverySettled: Bool {
+        guard case .sink(let s)? = lock.withLock({ runningInstance }), let acknowledging = s as? any AcknowledgingSink else { return true }
+        return acknowledging.isSettled
+    }
+
+    /// Whether this plugin is a service whose per-device state moves (`DeviceStateTransfer`).
+    var movesDeviceState: Bool {
+        if case .service(let s) = plugin.instance { return (s as? any DeviceStateTransfer)?.movesDeviceState == true }
+        return false
+    }
+
+    /// Queues a device state request for the running instance, as a command.
+    func submit(_ request: PendingServiceCommand) throws {
+        guard let inbox = commandInbox else { throw ControlCommandError("service '\(plugin.id)' moves no device state") }
+        try inbox.submit(request)
+    }
+
     func makeContext() -> PluginContext {
-        PluginContext(id: plugin.id, logger: logger, publisher: publisher, pacing: gate) { [weak self] state, reason in
+        PluginContext(id: plugin.id, logger: logger, publisher: publisher, pacing: gate,
+                      deviceStates: deviceStates.map { SourceDeviceStates(services: $0, source: plugin.id) }) { [weak self] state, reason in
             self?.report(state, reason: reason)
         }
     }

@@ -1,3 +1,4 @@
+import LocusCore
 import LocusFleet
 
 /// A `nats` source's membership in a group of servers: which partitions of the fleet it reads
@@ -21,11 +22,13 @@ final class NATSPartitionGroup {
 
     static func positionKey(_ p: Int) -> String { "position.\(p)" }
 
-    /// A partition newly owned: its epoch and where reading resumes (nil: no position yet).
+    /// A partition newly owned: its epoch, where reading resumes (nil: no position yet) and the
+    /// services' state of its devices there (nil: none was written).
     struct Taken: Equatable {
         var partition: Int
         var epoch: UInt64
         var after: UInt64?
+        var state: DeviceStateBundle?
     }
 
     struct Round: Equatable {
@@ -45,7 +48,7 @@ final class NATSPartitionGroup {
             let p = acquired.partition
             let current = try store.get(Self.positionKey(p))
             let previous = current.flatMap { PartitionPosition(bytes: $0.value) }
-            let claim = PartitionPosition(sequence: previous?.sequence ?? 0, epoch: acquired.epoch)
+            let claim = PartitionPosition(sequence: previous?.sequence ?? 0, epoch: acquired.epoch, state: previous?.state)
             let write = try current.map { try store.update(Self.positionKey(p), claim.bytes, expected: $0.revision) }
                 ?? store.create(Self.positionKey(p), claim.bytes)
             guard case .written(let revision) = write else {
@@ -54,16 +57,18 @@ final class NATSPartitionGroup {
                 continue
             }
             positionRevisions[p] = revision
-            round.taken.append(Taken(partition: p, epoch: acquired.epoch, after: previous.map(\.sequence)))
+            round.taken.append(Taken(partition: p, epoch: acquired.epoch, after: previous.map(\.sequence), state: previous?.state))
         }
         return round
     }
 
-    /// Writes how far `p` was read. False when this server no longer owns it (the lease ran
-    /// out, or another owner wrote the position): the caller drops the partition.
-    func commit(_ p: Int, sequence: UInt64, now: Int64) throws -> Bool {
+    /// Writes how far `p` was read, with its devices' state there. False when this server no
+    /// longer owns it (the lease ran out, or another owner wrote the position): the caller drops
+    /// the partition.
+    func commit(_ p: Int, sequence: UInt64, state: DeviceStateBundle?, now: Int64) throws -> Bool {
         guard let revision = positionRevisions[p], let epoch = member.epoch(of: p, now: now) else { return false }
-        switch try store.update(Self.positionKey(p), PartitionPosition(sequence: sequence, epoch: epoch).bytes, expected: revision) {
+        let position = PartitionPosition(sequence: sequence, epoch: epoch, state: state)
+        switch try store.update(Self.positionKey(p), position.bytes, expected: revision) {
         case .written(let next):
             positionRevisions[p] = next
             return true

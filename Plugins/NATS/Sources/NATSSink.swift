@@ -7,16 +7,30 @@ import Logging
 /// (`EventMessageId`), so the same event sent twice — by a server that took over a partition and
 /// re-derived it, or after a reconnect — is stored once. Events wait in a bounded queue while
 /// NATS is away; each is sent until the stream acknowledges it, in order.
-public struct NATSSink: SinkPlugin, ReportsCounters {
+public struct NATSSink: AcknowledgingSink, ReportsCounters {
     public let configuration: NATSSinkConfiguration
     public let statistics = SourceCounters<NATSSinkCounters>()
     let connection: NATSConnectionSettings
+    /// The running instance's outbox, for `isSettled`.
+    private let current = CurrentOutbox()
+
+    final class CurrentOutbox: @unchecked Sendable {
+        private let lock = NSLock()
+        private var outbox: NATSOutbox?
+        func set(_ o: NATSOutbox?) { lock.withLock { outbox = o } }
+        var waiting: Int { lock.withLock { outbox }?.waiting ?? 0 }
+    }
+
+    /// Nothing taken waits for the stream's acknowledgement (a device state exchange waits for
+    /// this before a partition's position is claimed: the events it caused are in the stream).
+    public var isSettled: Bool { current.waiting == 0 }
 
     public var subscriptions: [String] { configuration.topics }
     public var reportedCounters: [String: UInt64] { statistics.counterValues }
 
     public func run(messages: AsyncStream<BusMessage>, context: PluginContext) async throws {
         let outbox = NATSOutbox(limit: configuration.queueLimit)
+        current.set(outbox)
         let sender = NATSSender(configuration: configuration, connection: connection, outbox: outbox, counters: statistics, context: context)
         let done = ThreadCompletion()
         startThread(named: "locus-nats-out", owning: sender) { sender in

@@ -16,14 +16,17 @@ public struct NATSSource: SourcePlugin, ReportsCounters {
     /// This server's name in its group.
     let memberId: String
 
+    /// In a group: each partition held, its epoch and lag.
+    let partitions = NATSPartitionReport()
+
     public var produces: [String] { ["obs.fix."] }
-    public var reportedCounters: [String: UInt64] { statistics.counterValues }
+    public var reportedCounters: [String: UInt64] { statistics.counterValues.merging(partitions.counters) { a, _ in a } }
 
     public func run(context: PluginContext) async throws {
         let stop = StopSignal()
         let done = ThreadCompletion()
         let reader = NATSReader(configuration: configuration, connection: connection, memberId: memberId, counters: statistics,
-                                context: context, stop: stop)
+                                partitions: partitions, context: context, stop: stop)
         startThread(named: "locus-nats-in", owning: reader) { reader in
             reader.run()
             done.finish(nil)
@@ -44,6 +47,7 @@ final class NATSReader {
     private let settings: NATSConnectionSettings
     private let memberId: String
     private let counters: SourceCounters<NATSSourceCounters>
+    private let partitionReport: NATSPartitionReport
     private let context: PluginContext
     private let stop: StopSignal
     private var devices: DeviceTable
@@ -58,6 +62,13 @@ final class NATSReader {
     private var nextCommitMs: Int64 = 0
     /// Where the next round's consumer check starts (they are checked within a time budget).
     private var checkCursor = 0
+    /// In a group, the partition each device published was read from: whose state a partition's
+    /// checkpoint carries.
+    private var deviceIndex: [String: Int] = [:]
+    /// How long the services may take to give or take device state: well within a lease, so
+    /// renewals are not starved.
+    private let stateTimeout: Double
+    private var checkpointsFailing = false
 
     struct PartitionReader {
         /// Nil after it failed or was found gone: made again, after `lastSequence`, in the next round.
@@ -66,20 +77,29 @@ final class NATSReader {
         /// The stream sequence of the last message handled: where a new consumer starts after.
         var lastSequence: UInt64?
         var committedSequence: UInt64?
+        /// Just taken: the services get the state the last owner checkpointed (nil: none) before
+        /// anything of the partition is read.
+        var needsState = false
+        var takenState: DeviceStateBundle?
+        /// Messages of the partition not yet read, as of the last round that asked.
+        var pending: UInt64 = 0
     }
 
     init(configuration: NATSSourceConfiguration, connection: NATSConnectionSettings, memberId: String,
-         counters: SourceCounters<NATSSourceCounters>, context: PluginContext, stop: StopSignal) {
+         counters: SourceCounters<NATSSourceCounters>, partitions: NATSPartitionReport = NATSPartitionReport(),
+         context: PluginContext, stop: StopSignal) {
         self.configuration = configuration
         settings = connection
         self.memberId = memberId
         self.counters = counters
+        partitionReport = partitions
         self.context = context
         self.stop = stop
         devices = DeviceTable(levels: configuration.deviceTokens, separator: ".", maxDevices: configuration.maxDevices,
                               maxRate: configuration.maxRate)
         backoff = configuration.server.reconnectMin
         status = NATSStatusReport(context: context, servers: connection.servers)
+        stateTimeout = min(5, configuration.leaseTTL / 3)
     }
 
     private static func nowMs() -> Int64 { Int64(Date().timeIntervalSince1970 * 1000) }
@@ -207,17 +227,16 @@ final class NATSReader {
         let round = try group.step(now: now)
         for p in round.lost { drop(p, counting: \.lost) }
         for p in round.releasing {
-            if let reader = readers[p], let sequence = reader.lastSequence, sequence != reader.committedSequence {
-                _ = try group.commit(p, sequence: sequence, now: now)
-            }
+            try checkpoint([p], now: now)
             readers[p] = nil
             try group.release(p)
+            forgetState(of: p)
             counters.update { $0.released += 1 }
         }
         for taken in round.taken {
-            // Its consumer is made by `makeMissingConsumers`, right after this round.
+            // Its state is restored and its consumer made by `makeMissingConsumers`, right after this round.
             readers[taken.partition] = PartitionReader(consumer: nil, epoch: taken.epoch, lastSequence: taken.after,
-                                                       committedSequence: taken.after)
+                                                       committedSequence: taken.after, needsState: true, takenState: taken.state)
             counters.update { $0.acquired += 1 }
             context.logger.info("took partition", metadata: ["partition": "\(taken.partition)", "epoch": "\(taken.epoch)",
                                                              "after": "\(taken.after ?? 0)"])
@@ -235,6 +254,7 @@ final class NATSReader {
             do {
                 if let pending = try consumer.pending() {
                     lag += pending
+                    readers[p]?.pending = pending
                     continue
                 }
                 counters.update { $0.consumersLost += 1 }
@@ -255,7 +275,7 @@ final class NATSReader {
     private func makeMissingConsumers(_ c: NATSConnection) {
         let deadline = Self.nowMs() + Int64(configuration.leaseTTL * 1000) / 6
         for p in readers.keys.sorted() where readers[p]?.consumer == nil {
-            guard Self.nowMs() < deadline, let reader = readers[p] else { return }
+            guard Self.nowMs() < deadline, restoreState(p), let reader = readers[p] else { continue }
             let start: JetStreamPullConsumer.Start = reader.lastSequence.map { $0 > 0 ? .after($0) : .all } ?? .all
             do {
                 readers[p]?.consumer = try JetStreamPullConsumer(connection: c, stream: configuration.stream,
@@ -272,20 +292,120 @@ final class NATSReader {
     /// (or now). A write the bucket refuses means another server owns the partition: dropped.
     private func commitPositions(force: Bool) throws {
         let now = Self.nowMs()
-        guard let group, force || now >= nextCommitMs else { return }
+        guard group != nil, force || now >= nextCommitMs else { return }
         nextCommitMs = now + Int64(configuration.checkpointInterval * 1000)
-        for (p, reader) in readers.sorted(by: { $0.key < $1.key }) {
-            guard let sequence = reader.lastSequence, sequence != reader.committedSequence else { continue }
-            if try group.commit(p, sequence: sequence, now: now) {
-                readers[p]?.committedSequence = sequence
-            } else {
-                drop(p, counting: \.positionConflicts)
+        try checkpoint(readers.keys.sorted(), now: now)
+    }
+
+    /// Writes the positions of `partitions` read since their last write, each with the services'
+    /// state of its devices after exactly that position (this thread publishes nothing while the
+    /// services give it). When they cannot give it, no position is written: a position without
+    /// its state would make a new owner skip messages its services never saw.
+    private func checkpoint(_ partitions: [Int], now: Int64) throws {
+        guard let group else { return }
+        let due = partitions.filter { p in
+            guard let r = readers[p], let sequence = r.lastSequence, !r.needsState else { return false }
+            return sequence != r.committedSequence
+        }
+        guard !due.isEmpty else { return }
+        var states: [Int: DeviceStateBundle]?
+        if let exchange = context.deviceStates {
+            let wanted = Set(due)
+            let index = deviceIndex
+            let selected = Set(index.lazy.filter { wanted.contains($0.value) }.map(\.key))
+            do {
+                let bundle = try exchange.export(where: { selected.contains($0) }, timeout: stateTimeout)
+                var split: [Int: DeviceStateBundle] = [:]
+                for p in due { split[p] = DeviceStateBundle(services: bundle.services.mapValues { _ in [:] }) }
+                for (service, devices) in bundle.services {
+                    for (device, json) in devices {
+                        guard let p = index[device] else { continue }
+                        split[p]?.services[service]?[device] = json
+                    }
+                }
+                states = split
+            } catch {
+                counters.update { $0.checkpointFailures += 1 }
+                // Once per run of failures (they are counted each time).
+                if !checkpointsFailing {
+                    context.logger.warning("positions not checkpointed: the services did not give their device state; the last checkpoint stays", metadata: [
+                        "partitions": "\(due.count)", "reason": "\(error)"])
+                }
+                checkpointsFailing = true
+                return
             }
+            if checkpointsFailing { context.logger.notice("positions are checkpointed again") }
+            checkpointsFailing = false
+        }
+        var failure: (any Error)?
+        for p in due {
+            guard let sequence = readers[p]?.lastSequence else { continue }
+            let state = states?[p]
+            do {
+                if try group.commit(p, sequence: sequence, state: state, now: now) {
+                    readers[p]?.committedSequence = sequence
+                    if let state {
+                        let n = state.services.values.map(\.count).reduce(0, +)
+                        counters.update { $0.checkpoints += 1; $0.statesCheckpointed += n }
+                    }
+                } else {
+                    drop(p, counting: \.positionConflicts)
+                }
+            } catch {
+                counters.update { $0.checkpointFailures += 1 }
+                failure = failure ?? error
+            }
+        }
+        if let failure { throw failure }
+    }
+
+    /// A partition just taken: its devices get the state its last owner checkpointed (and lose
+    /// whatever this server still held of them). False while the services do not take it:
+    /// nothing of the partition is read until they do.
+    private func restoreState(_ p: Int) -> Bool {
+        guard let reader = readers[p], reader.needsState else { return true }
+        guard let exchange = context.deviceStates else {
+            readers[p]?.needsState = false
+            return true
+        }
+        let bundle = reader.takenState ?? DeviceStateBundle()
+        let selected = bundle.devices.union(deviceIndex.lazy.filter { $0.value == p }.map(\.key))
+        do {
+            try exchange.replace(where: { selected.contains($0) }, with: bundle, timeout: stateTimeout)
+        } catch {
+            counters.update { $0.stateRestoreFailures += 1 }
+            context.logger.warning("the services did not take a partition's device state; retried in the next round", metadata: [
+                "partition": "\(p)", "reason": "\(error)"])
+            return false
+        }
+        for device in bundle.devices { deviceIndex[device] = p }
+        readers[p]?.needsState = false
+        readers[p]?.takenState = nil
+        let restored = bundle.services.values.map(\.count).reduce(0, +)
+        counters.update { $0.statesRestored += restored }
+        return true
+    }
+
+    /// A partition given back or lost: its devices' state is the next owner's now, so the
+    /// services forget it here (memory; and this server holds no stale state of them should
+    /// the partition come back).
+    private func forgetState(of p: Int) {
+        let selected = Set(deviceIndex.lazy.filter { $0.value == p }.map(\.key))
+        guard !selected.isEmpty else { return }
+        for device in selected { deviceIndex[device] = nil }
+        guard let exchange = context.deviceStates else { return }
+        do {
+            try exchange.replace(where: { selected.contains($0) }, with: DeviceStateBundle(), timeout: stateTimeout)
+        } catch {
+            // Kept until the partition comes back (then replaced) or the server restarts.
+            context.logger.notice("the services did not forget the device state of a partition given up", metadata: [
+                "partition": "\(p)", "reason": "\(error)"])
         }
     }
 
     private func drop(_ p: Int, counting counter: WritableKeyPath<NATSSourceCounters, Int>?) {
         guard readers.removeValue(forKey: p) != nil else { return }
+        forgetState(of: p)
         if let counter {
             counters.update { $0[keyPath: counter] += 1 }
             context.logger.warning("lost partition to another server; nothing more of it is read or published",
@@ -298,6 +418,7 @@ final class NATSReader {
         let owned = readers.count
         let epochs = readers.values.map(\.epoch).max() ?? 0
         counters.update { $0.partitionsOwned = owned; $0.highestEpoch = Int(epochs) }
+        if group != nil { partitionReport.set(readers.mapValues { (epoch: $0.epoch, pending: $0.pending) }) }
     }
 
     /// A first connection failed: the next attempt waits, from `reconnect_min` doubling to `reconnect_max`.
@@ -328,6 +449,7 @@ final class NATSReader {
         }
         switch devices.admit(topic: message.subject, now: Date().timeIntervalSince1970, fixTime: location.time.seconds) {
         case .publish(let device):
+            if grouped, deviceIndex[device] != partition { deviceIndex[device] = partition }
             context.publish(location.fix(source: device), topic: "obs.fix.\(device)", time: location.time)
             let known = devices.count
             counters.update { $0.fixesPublished += 1; $0.devices = known }

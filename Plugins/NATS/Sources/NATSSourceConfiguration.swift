@@ -57,7 +57,7 @@ public struct NATSSourceConfiguration: DeclaredConfiguration {
     @Setting("member", "With group: this server's name in the group; unique per server.", default: "<host name>-<id>")
     public var member: String? = nil
 
-    @Setting("checkpoint_interval", "With group: seconds between writes of how far each partition was read.", check: .within(0.1...600))
+    @Setting("checkpoint_interval", "With group: seconds between writes of how far each partition was read, with its devices' service state.", check: .within(0.1...600))
     public var checkpointInterval: Double = 1
 
     public init() {}

@@ -27,6 +27,19 @@ public struct NATSSourceCounters: ZeroedCounters, Equatable {
     public var lost = 0
     /// With a group: position writes refused because another server owns the partition now.
     public var positionConflicts = 0
+    /// With a group and services that move device state: positions written with their devices'
+    /// state (`checkpoints`), and the device states in them (`states_checkpointed`); states put
+    /// into the services from a partition taken (`states_restored`).
+    public var checkpoints = 0
+    public var statesCheckpointed = 0
+    public var statesRestored = 0
+    /// Checkpoints not written: the services did not give their state in time (behind, or
+    /// restarting), or the bucket refused the value (larger than the server's `max_payload`).
+    /// The partition's last written position and state stay; a new owner reads on from there.
+    public var checkpointFailures = 0
+    /// A partition taken whose state the services did not take (in time): nothing of it is read
+    /// until they do (retried every round).
+    public var stateRestoreFailures = 0
     public var connects = 0
     public var connectFailures = 0
     /// Reads that failed (server away, consumer gone) and were retried.

@@ -84,11 +84,13 @@ public struct PerDeviceService: ServicePlugin {
         for e in own.events { output.append(e, topic: e.topic + "." + device) }
     }
 
-    /// The encoded states of the devices whose state changed since the last call, in device order.
-    public func takeChangedStates() throws -> [(device: String, state: [UInt8])] {
+    /// The encoded states of the devices whose state changed since the last call, in device
+    /// order; nil for a device forgotten (`replaceDeviceStates`).
+    public func takeChangedStates() throws -> [(device: String, state: [UInt8]?)] {
         defer { changed.devices.removeAll(keepingCapacity: true) }
-        return try changed.devices.sorted().compactMap { device in
-            guard let s = instances[device] as? any StatefulService else { return nil }
+        return try changed.devices.sorted().map { device in
+            guard let instance = instances[device] else { return (device, nil) }
+            guard let s = instance as? any StatefulService else { return (device, nil) }
             return (device, try s.encodedState())
         }
     }
@@ -98,13 +100,51 @@ public struct PerDeviceService: ServicePlugin {
         for (device, bytes) in states {
             guard var s = prototype as? any StatefulService else { return }
             try s.restoreState(from: bytes)
-            if instances[device] == nil {
-                let at = orderedDevices.firstIndex { $0 > device } ?? orderedDevices.endIndex
-                orderedDevices.insert(device, at: at)
-            }
-            instances[device] = s
+            place(device, s)
         }
         changed.devices.removeAll()
+    }
+
+    private mutating func place(_ device: String, _ instance: any ServicePlugin) {
+        if instances[device] == nil {
+            let at = orderedDevices.firstIndex { $0 > device } ?? orderedDevices.endIndex
+            orderedDevices.insert(device, at: at)
+        }
+        instances[device] = instance
+    }
+}
+
+/// A device's state is its instance's (`StatefulService.encodedState`).
+extension PerDeviceService: DeviceStateTransfer {
+    public var movesDeviceState: Bool { isStateful }
+
+    public func deviceStates(where isIncluded: (String) -> Bool) throws -> [String: [UInt8]] {
+        var out: [String: [UInt8]] = [:]
+        for device in orderedDevices where isIncluded(device) {
+            if let s = instances[device] as? any StatefulService { out[device] = try s.encodedState() }
+        }
+        return out
+    }
+
+    public mutating func replaceDeviceStates(where isIncluded: (String) -> Bool, with states: [String: [UInt8]]) throws {
+        guard isStateful, let prototype = prototype as? any StatefulService else { return }
+        // Every state decodes before anything changes.
+        var restored: [String: any ServicePlugin] = [:]
+        for (device, bytes) in states {
+            var s = prototype
+            try s.restoreState(from: bytes)
+            restored[device] = s
+        }
+        let forgotten = orderedDevices.filter { isIncluded($0) && restored[$0] == nil }
+        for device in forgotten {
+            instances[device] = nil
+            changed.devices.insert(device)
+        }
+        if !forgotten.isEmpty { orderedDevices.removeAll { instances[$0] == nil } }
+        for (device, s) in restored {
+            place(device, s)
+            changed.devices.insert(device)
+        }
     }
 }
 

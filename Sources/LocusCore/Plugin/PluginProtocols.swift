@@ -157,13 +157,18 @@ public struct PluginContext: Sendable {
     public let publisher: EventPublisher
     private let statusReporter: @Sendable (PluginStatus.State, String?) -> Void
     private let pacing: (any ConsumerPacing)?
+    /// The services' per-device state, for a source that hands devices between servers (a
+    /// `nats` source in a group); nil where no service moves device state (`locus replay`, tests).
+    public let deviceStates: (any DeviceStateExchange)?
 
     public init(id: String, logger: Logger, publisher: EventPublisher, pacing: (any ConsumerPacing)? = nil,
+                deviceStates: (any DeviceStateExchange)? = nil,
                 statusReporter: @escaping @Sendable (PluginStatus.State, String?) -> Void) {
         self.id = id
         self.logger = logger
         self.publisher = publisher
         self.pacing = pacing
+        self.deviceStates = deviceStates
         self.statusReporter = statusReporter
     }
 

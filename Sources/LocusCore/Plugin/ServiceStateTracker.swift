@@ -65,7 +65,7 @@ public struct ServiceStateTracker {
             return [(Self.serviceKey, bytes)]
         case .perDevice:
             guard let p = service as? PerDeviceService else { return [] }
-            return try p.takeChangedStates().map { (Self.devicePrefix + $0.device, $0.state) }
+            return try p.takeChangedStates().map { (key: Self.devicePrefix + $0.device, value: $0.state) }
         }
     }
 

@@ -99,7 +99,7 @@ final class NATSReader {
                               maxRate: configuration.maxRate)
         backoff = configuration.server.reconnectMin
         status = NATSStatusReport(context: context, servers: connection.servers)
-        stateTimeout = min(5, configuration.leaseTTL / 3)
+        stateTimeout = min(5, configuration.leaseTTL / 4)
     }
 
     private static func nowMs() -> Int64 { Int64(Date().timeIntervalSince1970 * 1000) }

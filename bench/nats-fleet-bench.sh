@@ -20,7 +20,7 @@
 # (`nats bench` is not in Debian): nats_fleet_load anchor, 200,000 messages.
 #
 # usage: bench/nats-fleet-bench.sh [DEVICES] [SECONDS] [RATE] [SERVERS]   (default 10000 30 1 2)
-# env:   SCRATCH=.build-bench  KILL=1  LEASE_TTL=2
+# env:   SCRATCH=.build-bench  KILL=1  LEASE_TTL=2  CHECKPOINT=1 (the source's checkpoint_interval)
 #        LOCUS_BIN=path: run that binary instead of building one
 set -euo pipefail
 DEVICES=${1:-10000}
@@ -29,6 +29,7 @@ RATE=${3:-1}
 SERVERS=${4:-2}
 KILL=${KILL:-0}
 LEASE_TTL=${LEASE_TTL:-2}
+CHECKPOINT=${CHECKPOINT:-1}
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 SCRATCH=${SCRATCH:-.build-bench}
 cd "$ROOT"
@@ -78,9 +79,10 @@ hub:
   state_directory: $WORK/s$i/state
 sources:
   - {type: nats, id: fleet, servers: ["$URL"], subjects: ["locus.fixes.>"], filter: "locus.fixes.*.>", device_tokens: [3],
-     group: bench, partitions: 64, lease_ttl: $LEASE_TTL, member: s$i, max_rate: 0, max_devices: 1000000}
+     group: bench, partitions: 64, lease_ttl: $LEASE_TTL, checkpoint_interval: $CHECKPOINT, member: s$i, max_rate: 0,
+     max_devices: 1000000}
 services:
-  - {type: region, id: fences, per_device: true, file: $WORK/fences.geojson, min_duration: 3}
+  - {type: region, id: fences, per_device: true, file: $WORK/fences.geojson, min_duration: 3, persist: ${PERSIST:-true}}
 sinks:
   - {type: nats, id: events, servers: ["$URL"], topics: ["region."], queue_limit: 1000000}
 CONF
@@ -101,12 +103,12 @@ for p in r["plugins"]:
     c = p.get("counters") or {}
     if p["plugin"] == "fleet":
         out["source"] = {k: c.get(k, 0) for k in ("fixes_published", "partitions_owned", "acquired", "lost", "pending", "checkpoints",
-                                                   "states_checkpointed", "states_restored", "checkpoint_failures")}
+                                                   "states_checkpointed", "states_restored", "checkpoint_failures", "checkpoint_ms_max", "state_export_ms_max")}
     if p["plugin"] == "events": out["sink"] = {k: c.get(k, 0) for k in ("published", "duplicates", "dropped_queue_full")}
 out["drops"] = {k: v for k, v in (r.get("drops") or {}).items() if v}
 print(json.dumps(out))' || echo '{}'
 }
-echo "== $DEVICES devices x $RATE fix/s for $SECONDS_ s into $SERVERS servers (kill: $KILL, lease_ttl $LEASE_TTL s)"
+echo "== $DEVICES devices x $RATE fix/s for $SECONDS_ s into $SERVERS servers (kill: $KILL, lease_ttl $LEASE_TTL s, checkpoint_interval $CHECKPOINT s)"
 declare -A T0
 for i in "${!PIDS[@]}"; do T0[$i]=$(ticks "${PIDS[$i]}"); done
 n0=$(ticks $NATS); w0=$(date +%s.%N)

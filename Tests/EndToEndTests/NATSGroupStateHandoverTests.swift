@@ -175,11 +175,26 @@ import Testing
             got      \(got[differing.first ?? ""] ?? [])
             expected \(expected[differing.first ?? ""] ?? [])
             """)
-        // The handover really moved state: the survivors restored checkpointed device states,
-        // and the joining server took partitions given back by release.
-        #expect(logs().contains("took partition"))
-        let restored = servers.compactMap { $0 }.filter { $0.process.isRunning }
-        #expect(restored.count == 3)
+        // The handover really moved state: the survivors restored checkpointed device states
+        // (their counters say so), and the joining server took partitions given back by release.
+        let running = servers.compactMap { $0 }.filter { $0.process.isRunning }
+        #expect(running.count == 3)
         #expect(servers[3]?.stderr.contains("took partition") == true, "\(servers[3]?.stderr.suffix(2000) ?? "")")
+        var restored = 0, checkpoints = 0, partitionsListed = 0, owned = 0
+        for i in [0, 2, 3] {
+            let status = try await runToEnd(E2E.binary, ["ctl", "status", "--json"], directory: dir,
+                                            environment: ["LOCUS_RUNTIME_DIR": "\(dir)/s\(i)"], timeout: 10)
+            let result = (try? JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [String: Any])?["result"] as? [String: Any]
+            let plugins = result?["plugins"] as? [[String: Any]] ?? []
+            let counters = plugins.first { $0["plugin"] as? String == "fleet" }?["counters"] as? [String: Any] ?? [:]
+            restored += counters["states_restored"] as? Int ?? 0
+            checkpoints += counters["checkpoints"] as? Int ?? 0
+            owned += counters["partitions_owned"] as? Int ?? 0
+            // `locus ctl status` lists each partition held with its epoch and lag.
+            partitionsListed += counters.keys.filter { $0.hasPrefix("partition_") && $0.hasSuffix("_epoch") }.count
+        }
+        print("state handover: \(restored) device states restored, \(checkpoints) checkpoints on the servers left")
+        #expect(restored > 0 && checkpoints > 0)
+        #expect(owned == 16 && partitionsListed == 16, "owned \(owned), listed \(partitionsListed)")
     }
 }

@@ -308,6 +308,7 @@ final class NATSReader {
             return sequence != r.committedSequence
         }
         guard !due.isEmpty else { return }
+        let started = DispatchTime.now().uptimeNanoseconds
         var states: [Int: DeviceStateBundle]?
         if let exchange = context.deviceStates {
             let wanted = Set(due)
@@ -336,6 +337,8 @@ final class NATSReader {
             }
             if checkpointsFailing { context.logger.notice("positions are checkpointed again") }
             checkpointsFailing = false
+            let exportMs = Int((DispatchTime.now().uptimeNanoseconds - started) / 1_000_000)
+            counters.update { $0.stateExportMsMax = max($0.stateExportMsMax, exportMs) }
         }
         var failure: (any Error)?
         for p in due {
@@ -356,6 +359,8 @@ final class NATSReader {
                 failure = failure ?? error
             }
         }
+        let pauseMs = Int((DispatchTime.now().uptimeNanoseconds - started) / 1_000_000)
+        counters.update { $0.checkpointMsMax = max($0.checkpointMsMax, pauseMs) }
         if let failure { throw failure }
     }
 

@@ -37,6 +37,10 @@ public struct NATSSourceCounters: ZeroedCounters, Equatable {
     /// restarting), or the bucket refused the value (larger than the server's `max_payload`).
     /// The partition's last written position and state stay; a new owner reads on from there.
     public var checkpointFailures = 0
+    /// The longest checkpoint so far, in ms (the source reads nothing meanwhile), and the longest
+    /// part of one spent waiting for the services and taking their state.
+    public var checkpointMsMax = 0
+    public var stateExportMsMax = 0
     /// A partition taken whose state the services did not take (in time): nothing of it is read
     /// until they do (retried every round).
     public var stateRestoreFailures = 0

@@ -89,11 +89,23 @@ CONF
     LOCUS_RUNTIME_DIR="$WORK/s$i" "$LOCUS" run "$WORK/s$i/config.yaml" > "$WORK/s$i/locus.log" 2>&1 &
     PIDS+=($!)
 done
-for _ in $(seq 300); do
-    [ "$(cat "$WORK"/s*/locus.log | grep -c 'took partition')" -ge 64 ] && break
-    sleep 0.1
+owned() {
+    LOCUS_RUNTIME_DIR="$WORK/s$1" "$LOCUS" ctl status --json 2>/dev/null | python3 -c '
+import json, sys
+r = json.load(sys.stdin)["result"]
+print(sum((p.get("counters") or {}).get("partitions_owned", 0) for p in r["plugins"] if p["plugin"] == "fleet"))' 2>/dev/null || echo 0
+}
+# Settled: the 64 partitions split evenly (a server that started first takes all, then gives
+# its share to the others).
+for _ in $(seq 120); do
+    settled=1
+    for i in $(seq 0 $((SERVERS - 1))); do
+        [ "$(owned "$i")" -ge $((64 / SERVERS)) ] || settled=0
+    done
+    [ $settled = 1 ] && break
+    sleep 0.5
 done
-sleep 3
+sleep 2
 status() {
     LOCUS_RUNTIME_DIR="$WORK/s$1" "$LOCUS" ctl status --json 2>/dev/null | python3 -c '
 import json, sys
@@ -119,7 +131,8 @@ LOAD=$!
 if [ "$KILL" = 1 ]; then
     sleep "$KILL_AT"
     kill -9 "${PIDS[1]}"
-    echo "killed server s1 at ${KILL_AT} s"
+    KILLED_AT=$(date +%s)
+    echo "killed server s1 at ${KILL_AT} s ($(date -u +%T))"
 fi
 wait $LOAD
 w1=$(date +%s.%N); n1=$(ticks $NATS)
@@ -134,6 +147,11 @@ for i in "${!PIDS[@]}"; do
 done
 echo "nats-server: cpu_percent=$(awk -v a="$n0" -v b="$n1" -v w0="$w0" -v w1="$w1" -v hz="$hz" 'BEGIN { printf "%.0f", (b - a) / hz / (w1 - w0) * 100 }')"
 echo "load: $(cat "$WORK/load.out")"
+if [ "$KILL" = 1 ]; then
+    # The survivors' logs (1 s resolution): when they took the killed server's partitions.
+    last=$(cat "$WORK"/s0/locus.log | grep "took partition" | awk '{ print $1 }' | sort | tail -1)
+    echo "takeover: the last partition was taken at $last, $(( $(date -d "$last" +%s) - KILLED_AT )) s after the kill (lease_ttl $LEASE_TTL s)"
+fi
 sleep 5   # the servers finish what they read; the sink's last events reach the stream
 python3 - "$HTTP" <<'PY' || true
 import json, sys, urllib.request

@@ -65,7 +65,10 @@
     X(natsStatus, natsMsgHeader_Get, (natsMsg *msg, const char *key, const char **value), (msg, key, value)) \
     X(const char*, natsStatus_GetText, (natsStatus s), (s)) \
     X(const char*, nats_GetLastError, (natsStatus *status), (status)) \
-    X(natsStatus, js_DeleteConsumer, (jsCtx *js, const char *stream, const char *consumer, jsOptions *opts, jsErrCode *errCode), (js, stream, consumer, opts, errCode))
+    X(natsStatus, js_DeleteConsumer, (jsCtx *js, const char *stream, const char *consumer, jsOptions *opts, jsErrCode *errCode), (js, stream, consumer, opts, errCode)) \
+    X(natsStatus, natsConnection_SubscribeSync, (natsSubscription **sub, natsConnection *nc, const char *subject), (sub, nc, subject)) \
+    X(natsStatus, natsSubscription_NextMsg, (natsMsg **nextMsg, natsSubscription *sub, int64_t timeout), (nextMsg, sub, timeout)) \
+    X(natsStatus, natsConnection_PublishMsg, (natsConnection *nc, natsMsg *msg), (nc, msg))
 
 // X(name, parameters, arguments)
 #define NATS_VOID_FUNCTIONS(X) \

@@ -29,19 +29,20 @@ final class NATSOutbox: @unchecked Sendable {  // Everything below is guarded by
 
     func end() { condition.withLock { ended = true; condition.signal() } }
 
-    /// The oldest item, without taking it, waiting up to `timeout` seconds; nil when none came
-    /// (`ended` tells whether more can).
-    func peek(timeout: Double) -> Item? {
+    /// The oldest items, up to `max`, without taking them, waiting up to `timeout` seconds for
+    /// the first; empty when none came (`ended` tells whether more can).
+    func peek(max: Int, timeout: Double) -> [Item] {
         condition.withLock {
             if head == items.count, !ended { _ = condition.wait(until: Date().addingTimeInterval(timeout)) }
-            return head < items.count ? items[head] : nil
+            return Array(items[head..<min(items.count, head + max)])
         }
     }
 
-    /// Takes the item `peek` gave, once it is sent.
-    func removeFirst() {
+    /// Takes the first `count` items `peek` gave, once they are sent.
+    func removeFirst(_ count: Int) {
+        guard count > 0 else { return }
         condition.withLock {
-            head += 1
+            head += count
             // Give the memory back once the backlog is gone (a flood ends).
             if head == items.count { items = []; head = 0 } else if head > 4096, head * 2 > items.count { items.removeFirst(head); head = 0 }
         }

@@ -62,6 +62,16 @@ public struct NATSSink: AcknowledgingSink, ReportsCounters {
     }
 }
 
+enum NATSSendError: Error, CustomStringConvertible {
+    case notAcknowledged(Int)
+
+    var description: String {
+        switch self {
+        case .notAcknowledged(let n): "the stream did not acknowledge \(n) events in time (no stream for the subject, or a leader being elected); sent again"
+        }
+    }
+}
+
 /// The `nats` sink's thread: owns the connection, (re)connects with backoff, makes sure the
 /// stream exists and sends the outbox in order.
 final class NATSSender {
@@ -86,9 +96,14 @@ final class NATSSender {
         status = NATSStatusReport(context: context, servers: connection.servers)
     }
 
+    /// Events sent at once before their acknowledgements are collected (one round trip for
+    /// them all: a burst of fence events, one per device crossing, goes out in milliseconds).
+    static let window = 256
+
     func run() {
         while true {
-            guard let item = outbox.peek(timeout: 0.2) else {
+            let items = outbox.peek(max: Self.window, timeout: 0.2)
+            guard !items.isEmpty else {
                 if outbox.hasEnded { break }
                 continue
             }
@@ -98,9 +113,15 @@ final class NATSSender {
                 continue
             }
             do {
-                let ack = try connection.publish(item.subject, item.body, messageId: item.messageId)
-                outbox.removeFirst()
-                counters.update { if ack.duplicate { $0.duplicates += 1 } else { $0.published += 1 } }
+                let acks = try connection.publishPipelined(items.map {
+                    NATSConnection.OutgoingMessage(subject: $0.subject, payload: $0.body, messageId: $0.messageId)
+                })
+                // In order: what follows the first unacknowledged one is sent again (its id makes a
+                // copy the stream already has a duplicate).
+                outbox.removeFirst(acks.count)
+                let duplicates = acks.filter(\.duplicate).count
+                counters.update { $0.duplicates += duplicates; $0.published += acks.count - duplicates }
+                guard acks.count == items.count else { throw NATSSendError.notAcknowledged(items.count - acks.count) }
                 status.working()
             } catch {
                 counters.update { $0.publishRetries += 1 }

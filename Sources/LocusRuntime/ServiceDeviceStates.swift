@@ -36,50 +36,40 @@ final class ServiceDeviceStates: @unchecked Sendable {
     var isEmpty: Bool { !services.contains { $0.movesDeviceState } }
 
     func export(for source: String, where isIncluded: @escaping @Sendable (String) -> Bool, timeout: Double) throws -> DeviceStateBundle {
-        let deadline = Date().addingTimeInterval(timeout)
-        try waitForConsumers(of: source, until: deadline)
         var bundle = DeviceStateBundle()
-        for (runner, request) in try run(.export(isIncluded), until: deadline) { bundle.services[runner.plugin.id] = request.exported }
+        for (runner, request) in try run(after: source, timeout: timeout, { _ in .export(isIncluded) }) {
+            bundle.services[runner.plugin.id] = request.exported
+        }
         return bundle
     }
 
     func replace(for source: String, where isIncluded: @escaping @Sendable (String) -> Bool, with bundle: DeviceStateBundle,
                  timeout: Double) throws {
-        let deadline = Date().addingTimeInterval(timeout)
-        try waitForConsumers(of: source, until: deadline)
-        var failure: ControlCommandError?
-        var requests: [PendingServiceCommand] = []
-        for runner in services where runner.movesDeviceState {
-            let request = PendingServiceCommand(transfer: DeviceStateRequest(.replace(isIncluded, bundle.services[runner.plugin.id] ?? [:])))
-            do { try runner.submit(request) } catch { failure = failure ?? Self.failure(error); continue }
-            requests.append(request)
-        }
-        // Every submitted request is waited for, so none is still running when this returns.
-        for request in requests {
-            if case .failure(let e) = request.blockingReply(timeout: deadline.timeIntervalSinceNow, timedOut: Self.timedOut) {
-                failure = failure ?? e
-            }
-        }
-        if let failure { throw failure }
+        _ = try run(after: source, timeout: timeout) { .replace(isIncluded, bundle.services[$0.plugin.id] ?? [:]) }
     }
 
-    /// Runs `work` on every service that moves device state; throws the first refusal.
-    private func run(_ work: DeviceStateRequest.Work, until deadline: Date) throws -> [(PluginRunner, DeviceStateRequest)] {
-        var sent: [(PluginRunner, DeviceStateRequest, PendingServiceCommand)] = []
+    /// Once the services and sinks have taken what `source` published (`waitForConsumers`), runs
+    /// `work(runner)` on every service that moves device state; throws the first refusal. Every
+    /// request submitted is waited for, so none is still running when this returns.
+    private func run(after source: String, timeout: Double,
+                     _ work: (PluginRunner) -> DeviceStateRequest.Work) throws -> [(PluginRunner, DeviceStateRequest)] {
+        let deadline = Date().addingTimeInterval(timeout)
+        try waitForConsumers(of: source, until: deadline)
+        var sent: [(runner: PluginRunner, request: DeviceStateRequest, command: PendingServiceCommand)] = []
         var failure: ControlCommandError?
         for runner in services where runner.movesDeviceState {
-            let request = DeviceStateRequest(work)
+            let request = DeviceStateRequest(work(runner))
             let command = PendingServiceCommand(transfer: request)
             do { try runner.submit(command) } catch { failure = failure ?? Self.failure(error); continue }
             sent.append((runner, request, command))
         }
-        for (_, _, command) in sent {
-            if case .failure(let e) = command.blockingReply(timeout: deadline.timeIntervalSinceNow, timedOut: Self.timedOut) {
+        for s in sent {
+            if case .failure(let e) = s.command.blockingReply(timeout: deadline.timeIntervalSinceNow, timedOut: Self.timedOut) {
                 failure = failure ?? e
             }
         }
         if let failure { throw failure }
-        return sent.map { ($0.0, $0.1) }
+        return sent.map { ($0.runner, $0.request) }
     }
 
     /// Waits until every service and sink has taken every message `source` and the services

@@ -6,6 +6,7 @@ import LocusExampleSpeedAlertPlugin
 import LocusExecPlugin
 import LocusFilePlugin
 import LocusGpsdPlugin
+import LocusGpsdServerPlugin
 import LocusMQTTPlugin
 import LocusNATSPlugin
 import LocusNMEASerialPlugin
@@ -37,6 +38,7 @@ public enum BuiltinPlugins {
         MQTTPlugin.factory,
         NATSPlugin.factory,
         WebPlugin.factory,
+        GpsdServerPlugin.factory,
     ]
 
     /// Core event types plus those the built-in plugins define.

@@ -1,0 +1,68 @@
+import LocusFormats
+import NIOCore
+
+/// One connected gpsd client: what it asked for and what waits to be written to it.
+/// Used on the server's event loop only (`GpsdServerState`).
+final class GpsdClient {
+    let channel: Channel
+    var parser: GpsdRequestParser
+    var watch = GpsdReportWriter.Watch()
+    /// Bytes handed to the channel and not yet written to the socket.
+    var pendingBytes = 0
+    /// TPV/SKY/DEVICE reports among them.
+    var pendingReports = 0
+    /// When the last write completed, or when bytes started waiting: the write timeout's start.
+    var lastWriteProgress: NIODeadline
+    /// When the client last completed a request (or connected): the idle timeout's start.
+    var lastRequest: NIODeadline
+    /// When the unfinished request that waits in the parser began to arrive.
+    var partialSince: NIODeadline?
+    /// Set when the server decided to close it: nothing more is written.
+    var closing = false
+
+    init(channel: Channel, maxRequestBytes: Int, now: NIODeadline) {
+        self.channel = channel
+        parser = GpsdRequestParser(maxRequestBytes: maxRequestBytes)
+        lastWriteProgress = now
+        lastRequest = now
+    }
+
+    /// Whether a report of `device` goes to this client.
+    func watches(_ device: String) -> Bool {
+        watch.enable && watch.json && (watch.device == nil || watch.device == device)
+    }
+}
+
+/// The channel handler of one client connection: hands what it reads to the server state.
+final class GpsdClientHandler: ChannelInboundHandler, @unchecked Sendable {
+    typealias InboundIn = ByteBuffer
+
+    let state: GpsdServerState
+    private var client: GpsdClient?
+
+    init(state: GpsdServerState) {
+        self.state = state
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        client = state.connected(context.channel)
+        context.fireChannelActive()
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        var buffer = unwrapInboundIn(data)
+        guard let client, let bytes = buffer.readBytes(length: buffer.readableBytes) else { return }
+        state.received(bytes, from: client)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        if let client { state.disconnected(client) }
+        client = nil
+        context.fireChannelInactive()
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: Error) {
+        // A reset or a failed write: the connection is over.
+        context.close(promise: nil)
+    }
+}

@@ -1,0 +1,53 @@
+import LocusCore
+
+/// Options of the `gpsd-server` sink: a TCP server speaking gpsd's JSON protocol, so that
+/// programs written for gpsd (gpspipe, cgps, Python's `gps`, Navit, OpenCPN, …) read Locus.
+public struct GpsdServerConfiguration: DeclaredConfiguration {
+    /// Which fixes are served as TPV reports.
+    public enum Fixes: String, Sendable, Equatable, CaseIterable, SettingValue {
+        /// Every source's own fixes (`obs.fix.<source>`), as gpsd would report its devices.
+        case observed
+        /// The `standard` service's chosen and filtered locations (`location.update.*`),
+        /// each reported as the device it came from.
+        case standard
+    }
+
+    @Setting("listen", "host:port to serve gpsd's protocol on (gpsd's port is 2947). Anything but loopback needs insecure: true: the protocol has no authentication, so anyone who reaches the port reads this device's locations.")
+    public var listen: String = "127.0.0.1:2947"
+
+    @Setting("insecure", "Allow a listen address that is not loopback (the protocol has no authentication or encryption; see docs/security.md).")
+    public var insecure: Bool = false
+
+    @Setting("fixes", "Which fixes become TPV reports: observed (obs.fix.<source>: every source's own fixes, as gpsd reports its devices) or standard (location.update.*: the standard service's chosen and filtered locations).")
+    public var fixes: Fixes = .observed
+
+    @Setting("sources", "Source ids served as gpsd devices (each a DEVICE whose path is the id); empty serves every source that publishes fixes or sky views.",
+             check: .sourceIds)
+    public var sources: [String] = []
+
+    @Setting("max_clients", "Clients connected at once; one more is sent an ERROR and closed (clients_refused).",
+             check: .within(1...10_000))
+    public var maxClients: Int = 64
+
+    @Setting("client_buffer", "Bytes of reports held for a client that reads slower than they come; past it the client is cut off (clients_cut_off; the reports it was waiting for count as dropped_slow_client).",
+             check: .within(4096...67_108_864))
+    public var clientBuffer: Int = 262_144
+
+    @Setting("write_timeout", "Seconds a client may accept no bytes while reports wait for it; then it is cut off (write_timeouts).",
+             check: .above(0, unit: "s"))
+    public var writeTimeout: Double = 30
+
+    @Setting("max_request_bytes", "Bytes of one request (?WATCH={…}; …); a longer one is answered with an ERROR and the client closed (requests_too_long).",
+             check: .within(64...65_536))
+    public var maxRequestBytes: Int = 4096
+
+    @Setting("request_timeout", "Seconds a started request may take to arrive whole; then the client is closed (request_timeouts).",
+             check: .above(0, unit: "s"))
+    public var requestTimeout: Double = 10
+
+    @Setting("idle_timeout", "Seconds a client that is not watching may stay connected without sending a request; then it is closed (idle_closed). Watching clients are never idle.",
+             check: .above(0, unit: "s"))
+    public var idleTimeout: Double = 600
+
+    public init() {}
+}

@@ -1,0 +1,41 @@
+import LocusCore
+
+/// What a `gpsd-server` sink did since it started (`locus ctl status`, metrics). `dropped_*`
+/// fields also appear among the daemon's drop counters and in `status.drops`.
+public struct GpsdServerCounters: ZeroedCounters, Equatable {
+    /// Clients connected since the sink started.
+    public var clientsOpened = 0
+    /// Clients connected now.
+    public var clientsOpen = 0
+    /// Clients refused: max_clients were connected.
+    public var clientsRefused = 0
+    /// Clients watching now (`?WATCH={"enable":true}`).
+    public var clientsWatching = 0
+    /// Requests taken (each command of a client).
+    public var requests = 0
+    /// Requests answered with an ERROR report (unknown command, bad argument, a device change).
+    public var badRequests = 0
+    /// Clients closed for a request longer than max_request_bytes.
+    public var requestsTooLong = 0
+    /// Clients closed for a request not complete within request_timeout.
+    public var requestTimeouts = 0
+    /// Clients closed after idle_timeout without a request while not watching.
+    public var idleClosed = 0
+    /// Clients closed because they accepted no bytes for write_timeout while reports waited.
+    public var writeTimeouts = 0
+    /// Clients cut off for falling client_buffer bytes behind.
+    public var clientsCutOff = 0
+    /// TPV and SKY reports written to clients (one per client and report).
+    public var reportsSent = 0
+    /// Fixes and sky views taken from the bus and turned into reports.
+    public var fixesTaken = 0
+    public var skyViewsTaken = 0
+    /// Reports a client lost because it was cut off or timed out while they waited for it.
+    public var droppedSlowClient = 0
+    /// Bus messages not served because the server's thread fell more than a second's worth
+    /// of reports behind the bus (a flood): the bus is never slowed by clients.
+    public var droppedServerBusy = 0
+    /// Bus messages on the sink's topics that did not read as a fix or sky view.
+    public var droppedUnreadable = 0
+    public init() {}
+}

@@ -1,0 +1,134 @@
+import Foundation
+import LocusCore
+import LocusFormats
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOPosix
+
+/// The `gpsd-server` sink: serves the fixes and sky views it takes from the bus to gpsd's
+/// clients over gpsd's JSON protocol (`GpsdServerState`), on one event loop of its own. The
+/// bus never waits for a client: a client that reads too slowly is cut off, and if the
+/// server's loop itself falls behind, updates are dropped and counted.
+public struct GpsdServerSink: SinkPlugin, ReportsCounters {
+    public let configuration: GpsdServerConfiguration
+    let address: HTTPAddress
+    public let statistics = SourceCounters<GpsdServerCounters>()
+    /// What VERSION says: gpsd's release whose protocol this speaks, and Locus as the revision.
+    static let release = "3.22"
+    static let rev = "locus"
+    /// Updates waiting for the server's loop at most (about a second of a busy bus).
+    static let maxQueuedUpdates = 10_000
+
+    public var subscriptions: [String] {
+        [configuration.fixes == .standard ? "location.update." : "obs.fix.", "obs.sky."]
+    }
+
+    public var reportedCounters: [String: UInt64] { statistics.counterValues }
+
+    public func run(messages: AsyncStream<BusMessage>, context: PluginContext) async throws {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let state = GpsdServerState(configuration: configuration, statistics: statistics, release: Self.release, rev: Self.rev)
+        let server: Channel
+        do {
+            server = try await ServerBootstrap(group: group)
+                .serverChannelOption(ChannelOptions.backlog, value: 64)
+                .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
+                .childChannelOption(ChannelOptions.recvAllocator, value: FixedSizeRecvByteBufferAllocator(capacity: 4096))
+                .childChannelInitializer { channel in
+                    channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(GpsdClientHandler(state: state)) }
+                }
+                .bind(host: address.host, port: address.port).get()
+        } catch {
+            try? await group.shutdownGracefully()
+            throw GpsdServerError("cannot listen on \(address.text): \(Self.describe(error))")
+        }
+        let loop = server.eventLoop
+        let sweep = loop.scheduleRepeatedTask(initialDelay: .milliseconds(250), delay: .milliseconds(250)) { _ in state.sweep() }
+        context.logger.info("gpsd-server listening", metadata: ["listen": "\(address.text)", "fixes": "\(configuration.fixes.rawValue)"])
+
+        let queued = NIOLockedValueBox(0)
+        let served = Set(configuration.sources)
+        for await message in messages {
+            guard let update = Self.update(from: message, fixes: configuration.fixes) else {
+                statistics.update { $0.droppedUnreadable += 1 }
+                continue
+            }
+            switch update {
+            case .fix(_, _, let d), .sky(_, _, let d):
+                if !served.isEmpty, !served.contains(d) { continue }
+            }
+            let admitted = queued.withLockedValue { n -> Bool in
+                guard n < Self.maxQueuedUpdates else { return false }
+                n += 1
+                return true
+            }
+            guard admitted else {
+                statistics.update { $0.droppedServerBusy += 1 }
+                continue
+            }
+            statistics.update {
+                if case .fix = update { $0.fixesTaken += 1 } else { $0.skyViewsTaken += 1 }
+            }
+            loop.execute {
+                queued.withLockedValue { $0 -= 1 }
+                state.publish(update)
+            }
+        }
+        // The bus closed: the daemon is stopping.
+        sweep.cancel()
+        try? await loop.submit { state.closeAll() }.get()
+        try? await server.close()
+        try? await group.shutdownGracefully()
+    }
+
+    /// The device update a bus message carries; nil when it does not read as one.
+    static func update(from message: BusMessage, fixes: GpsdServerConfiguration.Fixes) -> GpsdDeviceUpdate? {
+        let time = message.envelope.time
+        if message.topic.hasPrefix("obs.sky.") {
+            guard let sky = message.envelope.payload.as(SkyView.self) else { return nil }
+            return .sky(sky, time: time, device: sky.source)
+        }
+        if let fix = message.envelope.payload.as(Fix.self) {
+            return .fix(fix, time: time, device: fix.source)
+        }
+        // A location.update (the standard service's type, not known here): its fields are an
+        // obs.fix's, with some more that the fix reader skips.
+        guard fixes == .standard, let value = try? JSONValue.read(message.body), let payload = value["payload"] else { return nil }
+        let bytes = payload.encoded()
+        guard let fix = try? bytes.withUnsafeBufferPointer({ b -> Fix in
+            var reader = JSONReader(b)
+            return try Fix(from: &reader)
+        }) else { return nil }
+        return .fix(fix, time: time, device: fix.source)
+    }
+
+    static func describe(_ error: Error) -> String {
+        if let e = error as? IOError, e.errnoCode == EADDRINUSE {
+            return "the address is in use (is gpsd running? stop it with systemctl stop gpsd.socket gpsd, or set listen to another port)"
+        }
+        if let e = error as? IOError, e.errnoCode == EACCES {
+            return "permission denied (ports below 1024 need privileges)"
+        }
+        return "\(error)"
+    }
+}
+
+public enum GpsdServerPlugin {
+    public static let factory = PluginFactory.sink(
+        "gpsd-server", summary: "A gpsd-compatible server (gpsd's JSON protocol on port 2947): gpspipe, cgps, Python's gps module and other gpsd clients read Locus's fixes and sky views.",
+        config: GpsdServerConfiguration.self
+    ) { config, _ in try make(config) }
+
+    /// The sink `config` describes; throws what `locus check` reports.
+    static func make(_ config: GpsdServerConfiguration) throws -> GpsdServerSink {
+        let address: HTTPAddress
+        switch HTTPAddress.parse(config.listen, example: "127.0.0.1:2947") {
+        case .success(let a): address = a
+        case .failure(let e): throw ConfigValueError(key: "listen", e.description)
+        }
+        if !address.isLoopback && !config.insecure {
+            throw ConfigValueError(key: "listen", "\(address.text) is not loopback: gpsd's protocol has no authentication, so anyone who reaches it would read this device's locations. Listen on 127.0.0.1, or set insecure: true to accept that")
+        }
+        return GpsdServerSink(configuration: config, address: address)
+    }
+}

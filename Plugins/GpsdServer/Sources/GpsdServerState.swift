@@ -1,0 +1,259 @@
+import Foundation
+import LocusCore
+import LocusFormats
+import NIOCore
+
+/// What a bus message becomes for the server: a device's new fix or sky view.
+enum GpsdDeviceUpdate: Sendable {
+    case fix(Fix, time: EventTime, device: String)
+    case sky(SkyView, time: EventTime, device: String)
+}
+
+/// The server's clients and devices. Confined to the server's one event loop: the channel
+/// handlers, the sweep timer and the sink's updates (`execute`d on the loop) all run there.
+final class GpsdServerState: @unchecked Sendable {
+    /// A Locus source as a gpsd device: its DEVICE record and its latest reports (for ?POLL).
+    struct DeviceRecord {
+        var info: GpsdReportWriter.Device
+        var lastTPV: GpsdTPVReport?
+        var lastFix: Fix?
+        var lastSky: GpsdSkyReport?
+    }
+
+    let configuration: GpsdServerConfiguration
+    let statistics: SourceCounters<GpsdServerCounters>
+    /// The VERSION report every client gets on connecting.
+    let versionReport: [UInt8]
+    let driver: String
+    private var clients: [ObjectIdentifier: GpsdClient] = [:]
+    private var devices: [String: DeviceRecord] = [:]
+    /// Device paths in the order they were first seen (DEVICES lists them so).
+    private var deviceOrder: [String] = []
+
+    init(configuration: GpsdServerConfiguration, statistics: SourceCounters<GpsdServerCounters>, release: String, rev: String) {
+        self.configuration = configuration
+        self.statistics = statistics
+        versionReport = GpsdReportWriter.version(release: release, rev: rev)
+        driver = configuration.fixes == .standard ? "Locus standard" : "Locus"
+    }
+
+    static var wallClock: EventTime { EventTime(seconds: Date().timeIntervalSince1970) }
+
+    // MARK: Connections
+
+    /// A new connection: its client, or nil when it was refused (max_clients).
+    func connected(_ channel: Channel) -> GpsdClient? {
+        guard clients.count < configuration.maxClients else {
+            statistics.update { $0.clientsRefused += 1 }
+            let refusal = GpsdReportWriter.error("Too many clients: \(configuration.maxClients) are connected (max_clients)")
+            channel.writeAndFlush(channel.allocator.buffer(bytes: refusal)).whenComplete { _ in channel.close(promise: nil) }
+            return nil
+        }
+        let client = GpsdClient(channel: channel, maxRequestBytes: configuration.maxRequestBytes, now: .now())
+        clients[ObjectIdentifier(client)] = client
+        statistics.update {
+            $0.clientsOpened += 1
+            $0.clientsOpen = clients.count
+        }
+        send(versionReport, to: client)
+        return client
+    }
+
+    func disconnected(_ client: GpsdClient) {
+        guard clients.removeValue(forKey: ObjectIdentifier(client)) != nil else { return }
+        if !client.closing, client.pendingReports > 0 {
+            statistics.update { $0.droppedSlowClient += client.pendingReports }
+        }
+        client.closing = true
+        let open = clients.count, watching = watchingCount()
+        statistics.update {
+            $0.clientsOpen = open
+            $0.clientsWatching = watching
+        }
+    }
+
+    private func watchingCount() -> Int { clients.values.reduce(0) { $0 + ($1.watch.enable ? 1 : 0) } }
+
+    /// Closes `client`, counting the reports it loses.
+    private func close(_ client: GpsdClient, counting reason: WritableKeyPath<GpsdServerCounters, Int>, lost extra: Int = 0) {
+        guard !client.closing else { return }
+        client.closing = true
+        let lost = client.pendingReports + extra
+        statistics.update {
+            $0[keyPath: reason] += 1
+            $0.droppedSlowClient += lost
+        }
+        client.channel.close(promise: nil)
+    }
+
+    /// Writes `bytes` to `client` unless that takes it past client_buffer, which cuts it off.
+    private func send(_ bytes: [UInt8], to client: GpsdClient, isReport: Bool = false) {
+        guard !client.closing else { return }
+        if client.pendingBytes > 0, client.pendingBytes + bytes.count > configuration.clientBuffer {
+            close(client, counting: \.clientsCutOff, lost: isReport ? 1 : 0)
+            return
+        }
+        if client.pendingBytes == 0 { client.lastWriteProgress = .now() }
+        client.pendingBytes += bytes.count
+        if isReport { client.pendingReports += 1 }
+        let n = bytes.count
+        client.channel.writeAndFlush(client.channel.allocator.buffer(bytes: bytes)).whenComplete { [statistics] result in
+            client.pendingBytes -= n
+            client.lastWriteProgress = .now()
+            guard isReport else { return }
+            client.pendingReports -= 1
+            if case .success = result { statistics.update { $0.reportsSent += 1 } }
+        }
+    }
+
+    // MARK: Requests
+
+    func received(_ bytes: [UInt8], from client: GpsdClient) {
+        guard !client.closing else { return }
+        let now = NIODeadline.now()
+        for result in client.parser.feed(bytes) {
+            client.lastRequest = now
+            switch result {
+            case .success(let request):
+                statistics.update { $0.requests += 1 }
+                answer(request, from: client)
+            case .failure(.tooLong(let limit)):
+                let report = GpsdReportWriter.error(GpsdRequestProblem.tooLong(limit: limit).message)
+                let channel = client.channel
+                client.closing = true
+                statistics.update {
+                    $0.requestsTooLong += 1
+                    $0.droppedSlowClient += client.pendingReports
+                }
+                channel.writeAndFlush(channel.allocator.buffer(bytes: report)).whenComplete { _ in channel.close(promise: nil) }
+                return
+            case .failure(let problem):
+                statistics.update {
+                    $0.requests += 1
+                    $0.badRequests += 1
+                }
+                send(GpsdReportWriter.error(problem.message), to: client)
+            }
+            if client.closing { return }
+        }
+        if client.parser.hasPartialRequest {
+            if client.partialSince == nil { client.partialSince = now }
+        } else {
+            client.partialSince = nil
+        }
+    }
+
+    private func refuse(_ message: String, to client: GpsdClient) {
+        statistics.update { $0.badRequests += 1 }
+        send(GpsdReportWriter.error(message), to: client)
+    }
+
+    private func answer(_ request: GpsdRequest, from client: GpsdClient) {
+        switch request {
+        case .version:
+            send(versionReport, to: client)
+        case .watch(nil):
+            send(GpsdReportWriter.watch(client.watch), to: client)
+        case .watch(let change?):
+            var watch = client.watch.applying(change)
+            if watch.nmea || watch.raw > 0 {
+                // Honest: Locus's sources publish decoded fixes, not the receiver's sentences.
+                refuse("Locus serves gpsd's JSON reports only: NMEA and raw pass-through are not available (nmea and raw set to off)", to: client)
+                watch.nmea = false
+                watch.raw = 0
+                if watch.enable, change.json == nil { watch.json = true }
+            }
+            let wasWatching = client.watch.enable
+            client.watch = watch
+            if watch.enable != wasWatching { statistics.update { $0.clientsWatching = watchingCount() } }
+            if watch.enable {
+                send(GpsdReportWriter.devices(deviceList(matching: watch.device)), to: client)
+            }
+            send(GpsdReportWriter.watch(watch), to: client)
+        case .poll:
+            let records = deviceOrder.compactMap { devices[$0] }
+            send(GpsdReportWriter.poll(time: Self.wallClock, tpvs: records.compactMap(\.lastTPV), skies: records.compactMap(\.lastSky)),
+                 to: client)
+        case .devices:
+            send(GpsdReportWriter.devices(deviceList(matching: nil)), to: client)
+        case .device(let d):
+            if let d, !d.changes.isEmpty {
+                refuse("Locus does not change a device's settings over gpsd's protocol (\(d.changes.joined(separator: ", "))): set them on the source in config.yaml", to: client)
+                return
+            }
+            let path = d?.path ?? deviceOrder.first
+            guard let path else {
+                refuse("No devices: no source has published a fix or sky view yet", to: client)
+                return
+            }
+            guard let record = devices[path] else {
+                refuse("No device '\(path)': the devices are Locus's sources (\(deviceOrder.joined(separator: ", ")))", to: client)
+                return
+            }
+            send(GpsdReportWriter.device(record.info), to: client)
+        }
+    }
+
+    private func deviceList(matching path: String?) -> [GpsdReportWriter.Device] {
+        deviceOrder.compactMap { p in path == nil || p == path ? devices[p]?.info : nil }
+    }
+
+    // MARK: Reports
+
+    /// A device's new fix or sky view: remembered for ?POLL and written to every client that
+    /// watches the device.
+    func publish(_ update: GpsdDeviceUpdate) {
+        let device: String
+        switch update {
+        case .fix(_, _, let d), .sky(_, _, let d): device = d
+        }
+        if devices[device] == nil {
+            let info = GpsdReportWriter.Device(path: device, driver: driver, activated: Self.wallClock)
+            devices[device] = DeviceRecord(info: info)
+            deviceOrder.append(device)
+            // gpsd tells watchers about a device when it is activated.
+            broadcast(GpsdReportWriter.device(info), device: device)
+        }
+        switch update {
+        case .fix(let fix, let time, _):
+            let tpv = GpsdTPVReport(fix: fix, time: time, device: device, previous: devices[device]?.lastTPV)
+            devices[device]?.lastTPV = tpv
+            devices[device]?.lastFix = fix
+            broadcast(GpsdReportWriter.tpv(tpv), device: device)
+        case .sky(let sky, let time, _):
+            let report = GpsdSkyReport(sky: sky, time: time, device: device, dops: devices[device]?.lastFix)
+            devices[device]?.lastSky = report
+            broadcast(GpsdReportWriter.sky(report), device: device)
+        }
+    }
+
+    private func broadcast(_ bytes: [UInt8], device: String) {
+        for client in clients.values where client.watches(device) {
+            send(bytes, to: client, isReport: true)
+        }
+    }
+
+    // MARK: Timeouts
+
+    /// Closes clients past their time bounds. Run every quarter second.
+    func sweep() {
+        let now = NIODeadline.now()
+        let write = TimeAmount.nanoseconds(Int64(configuration.writeTimeout * 1e9))
+        let request = TimeAmount.nanoseconds(Int64(configuration.requestTimeout * 1e9))
+        let idle = TimeAmount.nanoseconds(Int64(configuration.idleTimeout * 1e9))
+        for client in Array(clients.values) where !client.closing {
+            if client.pendingBytes > 0, now - client.lastWriteProgress > write {
+                close(client, counting: \.writeTimeouts)
+            } else if let since = client.partialSince, now - since > request {
+                close(client, counting: \.requestTimeouts)
+            } else if !client.watch.enable, now - client.lastRequest > idle {
+                close(client, counting: \.idleClosed)
+            }
+        }
+    }
+
+    /// Closes every client (the sink is stopping).
+    func closeAll() {
+        for client in clients.values { client.channel.close(promise: nil) }
+    }
+}

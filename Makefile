@@ -3,9 +3,10 @@ SWIFT ?= swift
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 APT_PACKAGES := libzmq3-dev libsqlite3-dev python3-zmq python3-jsonschema gcc make gpsd gpsd-clients socat libsystemd-dev dbus-daemon python3-dbusmock libmosquitto-dev
 # Only the tests need these: a real MQTT broker and client (the mqtt sink's end-to-end tests),
-# a real browser and WebSocket client (the web sink's).
+# a real browser and WebSocket client (the web sink's), Python's gps module and tmux (cgps on a
+# screen: the gpsd-server sink's clients).
 # Not for `make run`: Debian's mosquitto package starts a system broker on port 1883.
-TEST_PACKAGES := mosquitto python3-paho-mqtt openssl chromium python3-websockets
+TEST_PACKAGES := mosquitto python3-paho-mqtt openssl chromium python3-websockets python3-gps tmux
 
 .PHONY: run test test-plugin-package deps build release check bench golden clean
 

@@ -7,7 +7,7 @@ import PackageDescription
 /// reduction), CURVE certificate files, MQTT messages (the mqtt source's reader, the sink's OwnTracks form), and what web clients
 /// send: requests (queries, WebSocket requests), request heads and WebSocket frames, the records of a service state store,
 /// a region service's watched GeoJSON file, and what a fleet server reads from NATS (leases, partition positions,
-/// stream messages). A package of its own because the
+/// stream messages), and what a gpsd client sends the gpsd-server sink. A package of its own because the
 /// executables only link with `-sanitize=fuzzer` (which brings libFuzzer's runtime), so the root
 /// package's plain `swift build` must not see them. Build and run with `Fuzz/run-fuzz.sh`; see
 /// README.md.
@@ -33,6 +33,7 @@ let package = Package(
         .executable(name: "locus-state-fuzz", targets: ["LocusStateFuzz"]),
         .executable(name: "locus-geojson-fuzz", targets: ["LocusGeoJSONFuzz"]),
         .executable(name: "locus-fleet-fuzz", targets: ["LocusFleetFuzz"]),
+        .executable(name: "locus-gpsdserver-fuzz", targets: ["LocusGpsdServerFuzz"]),
     ] + readers.map { .executable(name: $0.product, targets: [$0.target]) },
     dependencies: [
         .package(name: "Locus", path: ".."),
@@ -53,6 +54,10 @@ let package = Package(
         .executableTarget(
             name: "LocusJournalFuzz",
             dependencies: ["CLibFuzzer", .product(name: "LocusStore", package: "Locus")]
+        ),
+        .executableTarget(
+            name: "LocusGpsdServerFuzz",
+            dependencies: ["CLibFuzzer", .product(name: "LocusFormats", package: "Locus"), .product(name: "LocusCore", package: "Locus")]
         ),
         .executableTarget(
             name: "LocusCatchupFuzz",

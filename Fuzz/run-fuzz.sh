@@ -7,7 +7,7 @@
 #   Fuzz/run-fuzz.sh [TARGET] [SECONDS]
 #
 # TARGET: nmea (the default), gpx, gpsd, recording, journal, catchup, control, envelope, certificate, mqtt, web, webhead,
-# webframe, state, geojson, fleet, or all (each for SECONDS). A lone number is
+# webframe, state, geojson, fleet, gpsdserver, or all (each for SECONDS). A lone number is
 # SECONDS for nmea, as before.
 # Environment: FUZZ_CONFIG=release|debug (default release: ~4x the executions of debug),
 # FUZZ_SCRATCH=DIR (build directory, default <repo>/.build-fuzz), FUZZ_KEEP=1 (keep the grown
@@ -15,10 +15,10 @@
 set -euo pipefail
 
 target=nmea
-case "${1:-}" in nmea|gpx|gpsd|recording|journal|catchup|control|envelope|certificate|mqtt|web|webhead|webframe|state|geojson|fleet|all) target="$1"; shift ;; esac
+case "${1:-}" in nmea|gpx|gpsd|recording|journal|catchup|control|envelope|certificate|mqtt|web|webhead|webframe|state|geojson|fleet|gpsdserver|all) target="$1"; shift ;; esac
 seconds="${1:-60}"
 # (0 would mean "no limit" to libFuzzer.)
-case "$seconds" in ''|*[!0-9]*|0) echo "usage: $0 [nmea|gpx|gpsd|recording|journal|catchup|control|envelope|certificate|mqtt|web|webhead|webframe|state|geojson|fleet|all] [SECONDS], SECONDS >= 1" >&2; exit 2 ;; esac
+case "$seconds" in ''|*[!0-9]*|0) echo "usage: $0 [nmea|gpx|gpsd|recording|journal|catchup|control|envelope|certificate|mqtt|web|webhead|webframe|state|geojson|fleet|gpsdserver|all] [SECONDS], SECONDS >= 1" >&2; exit 2 ;; esac
 
 fuzz_dir="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(dirname "$fuzz_dir")"
@@ -66,6 +66,7 @@ fuzz() {
         state) corpus="$fuzz_dir/corpus-state"; dict="$fuzz_dir/json.dict"; max_len=8192 ;;
         geojson) corpus="$fuzz_dir/corpus-geojson"; dict="$fuzz_dir/geojson.dict"; max_len=16384 ;;
         fleet) corpus="$fuzz_dir/corpus-fleet"; dict="$fuzz_dir/json.dict"; max_len=4096 ;;
+        gpsdserver) corpus="$fuzz_dir/corpus-gpsdserver"; dict="$fuzz_dir/json.dict"; max_len=2048 ;;
     esac
     local binary="$bin_dir/locus-$name-fuzz"
     local work
@@ -99,7 +100,7 @@ fuzz() {
 }
 
 if [ "$target" = all ]; then
-    for t in nmea gpx gpsd recording journal catchup control envelope certificate mqtt web webhead webframe state geojson fleet; do fuzz "$t"; done
+    for t in nmea gpx gpsd recording journal catchup control envelope certificate mqtt web webhead webframe state geojson fleet gpsdserver; do fuzz "$t"; done
 else
     fuzz "$target"
 fi

@@ -48,6 +48,17 @@ public struct NMEADecoder {
         }
     }
 
+    /// `feed(_:emit:)`, also handing each valid sentence as received to `sentence` (before the
+    /// observations it completes): NMEA pass-through. The bytes are valid during the call only.
+    public mutating func feed(_ bytes: UnsafeRawBufferPointer, sentence: (UnsafeBufferPointer<UInt8>) -> Void,
+                              emit: (NMEAObservation) -> Void) {
+        var offset = 0
+        while let s = framer.next(in: bytes, offset: &offset) {
+            sentence(s.sentence)
+            assembler.handle(s, emit: emit)
+        }
+    }
+
     /// `feed(_:emit:)` for an array.
     public mutating func feed(_ bytes: [UInt8], emit: (NMEAObservation) -> Void) {
         bytes.withUnsafeBytes { feed($0, emit: emit) }

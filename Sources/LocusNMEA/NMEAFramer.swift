@@ -188,7 +188,7 @@ public struct NMEAFramer {
         fields += 1
         starts[fields] = Int32(bodyEnd + 1)
         statistics.sentences += 1
-        return NMEASentenceView(base: buf, starts: starts, fieldCount: fields)
+        return NMEASentenceView(base: buf, starts: starts, fieldCount: fields, length: end)
     }
 
     /// The usual case, `$…*hh` with nothing wrong, eight bytes at a time: the checksum as the
@@ -234,7 +234,7 @@ public struct NMEAFramer {
         fields += 1
         starts[fields] = Int32(bodyEnd + 1)
         statistics.sentences += 1
-        return NMEASentenceView(base: buf, starts: starts, fieldCount: fields)
+        return NMEASentenceView(base: buf, starts: starts, fieldCount: fields, length: end)
     }
 
     @inline(__always) private func hex(_ c: UInt8) -> UInt8? {

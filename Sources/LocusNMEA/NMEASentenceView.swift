@@ -8,12 +8,19 @@ public struct NMEASentenceView {
     let starts: UnsafePointer<Int32>
     /// Number of fields including the address.
     public let fieldCount: Int
+    /// Bytes of the whole sentence as received, `$` to the checksum (no line end).
+    let length: Int
 
-    init(base: UnsafePointer<UInt8>, starts: UnsafePointer<Int32>, fieldCount: Int) {
+    init(base: UnsafePointer<UInt8>, starts: UnsafePointer<Int32>, fieldCount: Int, length: Int) {
         self.base = base
         self.starts = starts
         self.fieldCount = fieldCount
+        self.length = length
     }
+
+    /// The whole sentence as received: `$`, address, fields and `*hh` (when it had one), without
+    /// the line end or trailing white space (NMEA pass-through).
+    public var sentence: UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(start: base, count: length) }
 
     /// The bytes of field `i` (empty when absent).
     public func field(_ i: Int) -> UnsafeBufferPointer<UInt8> {

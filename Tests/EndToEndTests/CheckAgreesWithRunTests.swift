@@ -52,6 +52,10 @@ import Testing
             sinks:
               - {type: web, id: web, listen: "127.0.0.1:47314", token_file: token.txt}
             """, says: "cannot read a token of at least 16 characters from the first line of {dir}/token.txt"),
+        Refusal(name: "gpsd-server beyond loopback without insecure", config: """
+            sinks:
+              - {type: gpsd-server, id: gpsd, listen: "0.0.0.0:47315"}
+            """, says: "0.0.0.0:47315 is not loopback: gpsd's protocol has no authentication"),
     ]
 
     @Test(arguments: refusals)

@@ -27,9 +27,15 @@ final class GpsdClient {
         lastRequest = now
     }
 
-    /// Whether a report of `device` goes to this client.
+    /// Whether a JSON report of `device` goes to this client.
     func watches(_ device: String) -> Bool {
         watch.enable && watch.json && (watch.device == nil || watch.device == device)
+    }
+
+    /// Whether `device`'s NMEA sentences go to this client (`nmea`, or `raw`: NMEA is text, so
+    /// raw 1 and 2 pass the same bytes, as gpsd does for an NMEA device).
+    func watchesSentences(of device: String) -> Bool {
+        watch.enable && (watch.nmea || watch.raw > 0) && (watch.device == nil || watch.device == device)
     }
 }
 

@@ -25,12 +25,15 @@ public struct GpsdServerCounters: ZeroedCounters, Equatable {
     public var writeTimeouts = 0
     /// Clients cut off for falling client_buffer bytes behind.
     public var clientsCutOff = 0
-    /// TPV and SKY reports written to clients (one per client and report).
+    /// TPV, SKY and DEVICE reports and NMEA sentences written to clients (one per client and report).
     public var reportsSent = 0
     /// Fixes and sky views taken from the bus and turned into reports.
     public var fixesTaken = 0
     public var skyViewsTaken = 0
-    /// Reports a client lost because it was cut off or timed out while they waited for it.
+    /// NMEA sentences taken from the bus (`obs.nmea`), for clients watching with nmea or raw.
+    public var sentencesTaken = 0
+    /// Reports (and sentences) a client lost because it was cut off, timed out or closed while
+    /// they waited for it.
     public var droppedSlowClient = 0
     /// Bus messages not served because the server's thread fell more than a second's worth
     /// of reports behind the bus (a flood): the bus is never slowed by clients.

@@ -9,7 +9,7 @@ import NIOPosix
 /// clients over gpsd's JSON protocol (`GpsdServerState`), on one event loop of its own. The
 /// bus never waits for a client: a client that reads too slowly is cut off, and if the
 /// server's loop itself falls behind, updates are dropped and counted.
-public struct GpsdServerSink: SinkPlugin, ReportsCounters {
+public struct GpsdServerSink: SinkPlugin, ReportsCounters, OptionalSubscriptions {
     public let configuration: GpsdServerConfiguration
     let address: HTTPAddress
     public let statistics = SourceCounters<GpsdServerCounters>()
@@ -20,8 +20,12 @@ public struct GpsdServerSink: SinkPlugin, ReportsCounters {
     static let maxQueuedUpdates = 10_000
 
     public var subscriptions: [String] {
-        [configuration.fixes == .standard ? "location.update." : "obs.fix.", "obs.sky."]
+        [configuration.fixes == .standard ? "location.update." : "obs.fix.", "obs.sky.", "obs.nmea."]
     }
+
+    /// Only sources asked to pass their sentences on produce `obs.nmea`: without one, a client
+    /// asking for NMEA gets an ERROR, and the config is fine.
+    public var optionalSubscriptions: [String] { ["obs.nmea."] }
 
     public var reportedCounters: [String: UInt64] { statistics.counterValues }
 
@@ -53,10 +57,7 @@ public struct GpsdServerSink: SinkPlugin, ReportsCounters {
                 statistics.update { $0.droppedUnreadable += 1 }
                 continue
             }
-            switch update {
-            case .fix(_, _, let d), .sky(_, _, let d):
-                if !served.isEmpty, !served.contains(d) { continue }
-            }
+            if !served.isEmpty, !served.contains(update.device) { continue }
             let admitted = queued.withLockedValue { n -> Bool in
                 guard n < Self.maxQueuedUpdates else { return false }
                 n += 1
@@ -67,7 +68,11 @@ public struct GpsdServerSink: SinkPlugin, ReportsCounters {
                 continue
             }
             statistics.update {
-                if case .fix = update { $0.fixesTaken += 1 } else { $0.skyViewsTaken += 1 }
+                switch update {
+                case .fix: $0.fixesTaken += 1
+                case .sky: $0.skyViewsTaken += 1
+                case .sentence: $0.sentencesTaken += 1
+                }
             }
             loop.execute {
                 queued.withLockedValue { $0 -= 1 }
@@ -84,6 +89,10 @@ public struct GpsdServerSink: SinkPlugin, ReportsCounters {
     /// The device update a bus message carries; nil when it does not read as one.
     static func update(from message: BusMessage, fixes: GpsdServerConfiguration.Fixes) -> GpsdDeviceUpdate? {
         let time = message.envelope.time
+        if message.topic.hasPrefix("obs.nmea.") {
+            guard let s = message.envelope.payload.as(NMEASentence.self) else { return nil }
+            return .sentence(s.sentence, device: s.source)
+        }
         if message.topic.hasPrefix("obs.sky.") {
             guard let sky = message.envelope.payload.as(SkyView.self) else { return nil }
             return .sky(sky, time: time, device: sky.source)
@@ -115,7 +124,7 @@ public struct GpsdServerSink: SinkPlugin, ReportsCounters {
 
 public enum GpsdServerPlugin {
     public static let factory = PluginFactory.sink(
-        "gpsd-server", summary: "A gpsd-compatible server (gpsd's JSON protocol on port 2947): gpspipe, cgps, Python's gps module and other gpsd clients read Locus's fixes and sky views.",
+        "gpsd-server", summary: "A gpsd-compatible server (gpsd's JSON protocol on port 2947): gpspipe, cgps, Python's gps module and other gpsd clients read Locus's fixes and sky views, and NMEA sentences of sources that pass them on.",
         config: GpsdServerConfiguration.self
     ) { config, _ in try make(config) }
 

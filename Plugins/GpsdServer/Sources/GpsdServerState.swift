@@ -7,6 +7,14 @@ import NIOCore
 enum GpsdDeviceUpdate: Sendable {
     case fix(Fix, time: EventTime, device: String)
     case sky(SkyView, time: EventTime, device: String)
+    /// A sentence as the receiver sent it (`obs.nmea`), for clients watching with nmea or raw.
+    case sentence(String, device: String)
+
+    var device: String {
+        switch self {
+        case .fix(_, _, let d), .sky(_, _, let d), .sentence(_, let d): d
+        }
+    }
 }
 
 /// The server's clients and devices. Confined to the server's one event loop: the channel
@@ -18,6 +26,8 @@ final class GpsdServerState: @unchecked Sendable {
         var lastTPV: GpsdTPVReport?
         var lastFix: Fix?
         var lastSky: GpsdSkyReport?
+        /// The source passes its receiver's sentences on (`obs.nmea`).
+        var passesNMEA = false
     }
 
     let configuration: GpsdServerConfiguration
@@ -156,9 +166,9 @@ final class GpsdServerState: @unchecked Sendable {
             send(GpsdReportWriter.watch(client.watch), to: client)
         case .watch(let change?):
             var watch = client.watch.applying(change)
-            if watch.nmea || watch.raw > 0 {
-                // Honest: Locus's sources publish decoded fixes, not the receiver's sentences.
-                refuse("Locus serves gpsd's JSON reports only: NMEA and raw pass-through are not available (nmea and raw set to off)", to: client)
+            if watch.nmea || watch.raw > 0, !deviceOrder.contains(where: { (watch.device == nil || $0 == watch.device) && devices[$0]?.passesNMEA == true }) {
+                // Honest: most sources publish decoded fixes, not the receiver's sentences.
+                refuse("No NMEA to pass through: no source here passes its receiver's sentences on (an nmea-serial source does with publish_sentences: true); nmea and raw set to off", to: client)
                 watch.nmea = false
                 watch.raw = 0
                 if watch.enable, change.json == nil { watch.json = true }
@@ -203,10 +213,7 @@ final class GpsdServerState: @unchecked Sendable {
     /// A device's new fix or sky view: remembered for ?POLL and written to every client that
     /// watches the device.
     func publish(_ update: GpsdDeviceUpdate) {
-        let device: String
-        switch update {
-        case .fix(_, _, let d), .sky(_, _, let d): device = d
-        }
+        let device = update.device
         if devices[device] == nil {
             let info = GpsdReportWriter.Device(path: device, driver: driver, activated: Self.wallClock)
             devices[device] = DeviceRecord(info: info)
@@ -224,6 +231,12 @@ final class GpsdServerState: @unchecked Sendable {
             let report = GpsdSkyReport(sky: sky, time: time, device: device, dops: devices[device]?.lastFix)
             devices[device]?.lastSky = report
             broadcast(GpsdReportWriter.sky(report), device: device)
+        case .sentence(let sentence, _):
+            devices[device]?.passesNMEA = true
+            let line = Array(sentence.utf8) + [0x0D, 0x0A]
+            for client in clients.values where client.watchesSentences(of: device) {
+                send(line, to: client, isReport: true)
+            }
         }
     }
 

@@ -106,7 +106,7 @@ struct GpsdServerProtocolTests {
         #expect(client.report()?["message"] as? String == "Invalid WATCH: unknown attribute 'bogus'")
         client.send("?WATCH={\"enable\":true,\"nmea\":true};")
         let nmea = try #require(client.next("ERROR"))
-        #expect((nmea["message"] as? String)?.contains("NMEA and raw pass-through are not available") == true)
+        #expect((nmea["message"] as? String)?.hasPrefix("No NMEA to pass through") == true)
         let watch = try #require(client.next("WATCH"))
         #expect(watch["nmea"] as? Bool == false && watch["json"] as? Bool == true && watch["enable"] as? Bool == true)
         server.send(sampleFix(), topic: "obs.fix.gps0", at: 1)
@@ -119,6 +119,40 @@ struct GpsdServerProtocolTests {
         // The connection still serves.
         client.send("?VERSION;")
         #expect(client.next("VERSION") != nil)
+    }
+
+    /// NMEA pass-through: a source that passes its sentences on (`obs.nmea`) serves clients
+    /// watching with nmea (or raw) its sentences as received, each with CR LF; JSON only if asked.
+    @Test func sentencesPassThroughToClientsWatchingNMEA() async throws {
+        let server = try await RunningGpsdServer()
+        defer { Task { await server.stop() } }
+        let rmc = "$GNRMC,020935.000,A,4404.1351,N,12118.8556,W,0.04,359.11,050219,,,A*6C"
+        server.send(NMEASentence(source: "gps0", sentence: rmc), topic: "obs.nmea.gps0", at: 1)
+        #expect(await waitUntil(timeout: 5) { server.counters.sentencesTaken == 1 })
+        let nmea = try LineClient(port: server.port)
+        nmea.send("?WATCH={\"enable\":true,\"nmea\":true};")
+        let watch = try #require(nmea.next("WATCH"))
+        #expect(watch["nmea"] as? Bool == true && watch["json"] as? Bool == false)
+        let both = try LineClient(port: server.port)
+        both.send("?WATCH={\"enable\":true,\"json\":true,\"raw\":1};")
+        #expect(both.next("WATCH")?["raw"] as? Int == 1)
+        let gga = "$GPGGA,020936.000,4404.1351,N,12118.8557,W,1,08,0.9,1123.9,M,-19.6,M,,0000*5C"
+        server.send(NMEASentence(source: "gps0", sentence: gga), topic: "obs.nmea.gps0", at: 2)
+        server.send(sampleFix(), topic: "obs.fix.gps0", at: 2)
+        // The NMEA-only client gets the sentence, exactly, and no TPV.
+        #expect(nmea.line() == gga)
+        server.send(NMEASentence(source: "gps0", sentence: rmc), topic: "obs.nmea.gps0", at: 3)
+        #expect(nmea.line() == rmc)
+        #expect(both.line() == gga)
+        #expect(both.next("TPV") != nil)
+        #expect(both.line() == rmc)
+        // A device that passes no sentences: an ERROR, and the watch goes on without NMEA.
+        server.send(sampleFix("gps1"), topic: "obs.fix.gps1", at: 4)
+        #expect(await waitUntil(timeout: 5) { server.counters.fixesTaken == 2 })
+        let other = try LineClient(port: server.port)
+        other.send("?WATCH={\"enable\":true,\"nmea\":true,\"device\":\"gps1\"};")
+        #expect((other.next("ERROR")?["message"] as? String)?.hasPrefix("No NMEA to pass through") == true)
+        #expect(other.next("WATCH")?["nmea"] as? Bool == false)
     }
 
     @Test func aDeviceFilterServesThatDeviceOnly() async throws {

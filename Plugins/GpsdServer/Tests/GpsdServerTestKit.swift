@@ -28,7 +28,7 @@ final class RunningGpsdServer: @unchecked Sendable {
         let port = self.port
         guard await waitUntil(timeout: 10, { LoopbackPort.accepts(port) }) else { throw TestKitError("the gpsd-server did not listen on \(port)") }
         // The probe's connection is gone before the test's clients come (max_clients tests).
-        _ = await waitUntil(timeout: 5) { [sink] in sink.statistics.counters.clientsOpen == 0 }
+        _ = await waitUntil(timeout: 5) { [sink] in sink.statistics.counters.clientsOpened >= 1 && sink.statistics.counters.clientsOpen == 0 }
     }
 
     func send(_ message: BusMessage) { continuation.yield(message) }

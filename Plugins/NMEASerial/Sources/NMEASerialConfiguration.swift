@@ -98,6 +98,10 @@ public struct NMEASerialConfiguration: DeclaredConfiguration {
     @Setting("accept_missing_checksum", "Accept sentences without a *hh checksum (some old receivers omit it).")
     public var acceptMissingChecksum: Bool = false
 
+    /// Publish every valid sentence as received on `obs.nmea.<id>` (NMEA pass-through).
+    @Setting("publish_sentences", "Also publish every valid sentence as received on obs.nmea.<id> (for gpsd clients watching with nmea: true through a gpsd-server sink, or loggers); about a hundred messages a second at 10 Hz.")
+    public var publishSentences: Bool = false
+
     /// Where epochs without an RMC/ZDA date get their day.
     public enum DateSource: String, Sendable, Equatable, CaseIterable, SettingValue {
         /// From the receiver only: held up to `undated_hold` for its first RMC/ZDA, then dropped and counted.

@@ -37,6 +37,8 @@ public struct NMEASerialCounters: ZeroedCounters, Equatable {
     public var bytes = 0
     public var fixesPublished = 0
     public var skyViewsPublished = 0
+    /// Sentences published on `obs.nmea.<id>` (`publish_sentences`).
+    public var sentencesPublished = 0
     /// Epochs dropped for want of a date (`undated_hold` passed): also among the daemon's drop
     /// counters (`<id>.undated`).
     public var droppedUndated = 0
@@ -68,7 +70,9 @@ public struct NMEASerialSource: SourcePlugin {
         self.statistics = statistics
     }
 
-    public var produces: [String] { ["obs.fix.\(id)", "obs.sky.\(id)"] }
+    public var produces: [String] {
+        ["obs.fix.\(id)", "obs.sky.\(id)"] + (configuration.publishSentences ? ["obs.nmea.\(id)"] : [])
+    }
 
     /// Epochs held for a date at most (10 Hz × `undated_hold`'s maximum would be more: the
     /// time bound usually ends a wait first).
@@ -145,6 +149,7 @@ public struct NMEASerialSource: SourcePlugin {
                                buffer: UnsafeMutableRawBufferPointer, fixTopic: String,
                                skyTopic: String) -> (reason: String, receivedSentence: Bool) {
         var decoder = NMEADecoder(options: decoderOptions(source: context.id))
+        let sentenceTopic = "obs.nmea.\(context.id)"
         let noDataAfter = Duration.milliseconds(Int64(configuration.noDataTimeout * 1000))
         var lastSentence = ContinuousClock.now
         var lastPathCheck = ContinuousClock.now
@@ -183,8 +188,20 @@ public struct NMEASerialSource: SourcePlugin {
             let now = ContinuousClock.now
             switch port.read(into: buffer, timeoutMilliseconds: NMEASerialSource.pollMilliseconds) {
             case .data(let n):
-                decoder.setClock(EventTime(seconds: Date().timeIntervalSince1970))
-                decoder.feed(UnsafeRawBufferPointer(rebasing: buffer[0..<n]), emit: emit)
+                let readAt = EventTime(seconds: Date().timeIntervalSince1970)
+                decoder.setClock(readAt)
+                let chunk = UnsafeRawBufferPointer(rebasing: buffer[0..<n])
+                if configuration.publishSentences {
+                    var passed = 0
+                    decoder.feed(chunk, sentence: { bytes in
+                        context.publish(NMEASentence(source: context.id, sentence: String(decoding: bytes, as: UTF8.self)),
+                                        topic: sentenceTopic, time: readAt)
+                        passed += 1
+                    }, emit: emit)
+                    statistics.update { $0.sentencesPublished += passed }
+                } else {
+                    decoder.feed(chunk, emit: emit)
+                }
                 let undated = decoder.statistics.fixesWithoutDate
                 if undated > undatedCounted {
                     let more = undated - undatedCounted

@@ -121,7 +121,7 @@ import LocusTestKit
         #expect(f.kinds == [.source])
         let names = f.keys.map(\.name)
         #expect(names == ["device", "baud", "framing", "data_bits", "parity", "stop_bits", "init", "no_data_timeout",
-                          "reconnect_max", "accept_missing_checksum", "date", "undated_hold"])
+                          "reconnect_max", "accept_missing_checksum", "publish_sentences", "date", "undated_hold"])
         #expect(f.keys.filter(\.isRequired).map(\.name) == ["device"])
         #expect(f.keys.allSatisfy { !$0.doc.isEmpty })
     }

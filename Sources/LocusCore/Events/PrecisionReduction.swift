@@ -9,7 +9,8 @@ import Foundation
 /// - `h_accuracy` is raised to at least `metres` (and added where a position has none);
 /// - `distance` is rounded to a multiple of `metres` (a distance to a known fence or beacon
 ///   would give the position back);
-/// - speed, course, heading, their accuracies and altitude are removed (`removedKeys`).
+/// - speed, course, heading, their accuracies and altitude are removed (`removedKeys`), and so
+///   is an NMEA `sentence` (`obs.nmea`), which holds the exact position in its own words.
 /// Everything else (identifiers, states, times, properties) is kept as it is.
 public struct PrecisionReduction: Sendable, Equatable {
     public let metres: Double
@@ -20,7 +21,7 @@ public struct PrecisionReduction: Sendable, Equatable {
     static let metresPerDegree = 6_371_008.8 * Double.pi / 180
     /// Keys removed from every payload.
     public static let removedKeys: Set<String> = ["speed", "course", "heading", "speed_accuracy", "course_accuracy",
-                                                  "alt_msl", "alt_hae", "v_accuracy", "vdop", "pdop"]
+                                                  "alt_msl", "alt_hae", "v_accuracy", "vdop", "pdop", "sentence"]
 
     /// nil outside `range`.
     public init?(metres: Double) {

@@ -37,5 +37,5 @@ public struct PayloadRegistry: Sendable {
     }
 
     /// The event types defined by Locus itself.
-    public static let core = PayloadRegistry([Fix.self, SkyView.self, BLEAdvertisement.self, ClockTick.self, PluginStatus.self, DropReport.self])
+    public static let core = PayloadRegistry([Fix.self, SkyView.self, NMEASentence.self, BLEAdvertisement.self, ClockTick.self, PluginStatus.self, DropReport.self])
 }

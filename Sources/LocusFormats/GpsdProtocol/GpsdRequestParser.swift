@@ -65,7 +65,7 @@ public struct GpsdRequestParser: Sendable {
             guard b[j + 1] == 0x7B else {
                 // Not an object: the rest of the request is the argument, as gpsd reads it.
                 guard let end = terminator(b, from: j + 1) else { return nil }
-                return (.failure(.invalidArgument(command: name, reason: "the argument must be a JSON object")), end + 1)
+                return (.failure(.invalidArgument(command: name, reason: "the argument is not a JSON object")), end + 1)
             }
             guard let close = objectEnd(b, from: j + 1) else { return nil }
             var end = close + 1

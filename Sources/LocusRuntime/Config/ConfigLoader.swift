@@ -592,15 +592,20 @@ final class ConfigLoadSession {
 
         for entry in built {
             let subscriptions: [String]
+            let optional: [String]
             switch entry.plugin.instance {
             case .source: continue
-            case .service(let s): subscriptions = s.subscriptions
-            case .sink(let s): subscriptions = s.subscriptions
+            case .service(let s):
+                subscriptions = s.subscriptions
+                optional = (s as? OptionalSubscriptions)?.optionalSubscriptions ?? []
+            case .sink(let s):
+                subscriptions = s.subscriptions
+                optional = (s as? OptionalSubscriptions)?.optionalSubscriptions ?? []
             }
             for topic in subscriptions {
                 if !Topic.isValidPrefix(topic) {
                     report(locate(topic, in: entry), "invalid subscription topic '\(topic)' in \(entry.subject); expected \"\" (everything) or lower-case segments of a-z, 0-9, '_' and '-' joined by dots, optionally ending in '.' (e.g. 'obs.fix.')")
-                } else if checkMatches, !produced.contains(where: { Topic.prefix(topic, canMatch: $0) }) {
+                } else if checkMatches, !optional.contains(topic), !produced.contains(where: { Topic.prefix(topic, canMatch: $0) }) {
                     let outside = mode == .full
                         ? "; if an outside publisher sends it, list it in hub.external_topics"
                         : " (a replay provides \(Self.replayTopics.joined(separator: " and ")))"

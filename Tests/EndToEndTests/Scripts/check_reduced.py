@@ -20,7 +20,7 @@ import sys
 full_path, reduced_path, precision, prefixes = sys.argv[1], sys.argv[2], float(sys.argv[3]), sys.argv[4:]
 R = 6371008.8
 STEP = precision / (R * math.pi / 180)
-REMOVED = {"speed", "course", "heading", "speed_accuracy", "course_accuracy", "alt_msl", "alt_hae", "v_accuracy", "vdop", "pdop"}
+REMOVED = {"speed", "course", "heading", "speed_accuracy", "course_accuracy", "alt_msl", "alt_hae", "v_accuracy", "vdop", "pdop", "sentence"}
 
 
 def load(path):

@@ -131,6 +131,59 @@ struct GpsdServerClientTests {
         #expect(!raw.stdout.contains("\"class\":\"ERROR\""), "\(raw.stdout)")
     }
 
+    /// The plugin's sample.yaml, as a user copies it (on a free port instead of gpsd's), with a
+    /// source: `locus check` accepts it and gpspipe reads fixes from it.
+    @Test func theSampleConfigServesGpspipe() async throws {
+        let dir = E2E.temporaryDirectory()
+        let port = try LoopbackPort.free()
+        let sample = try String(contentsOfFile: E2E.repoRoot + "/Plugins/GpsdServer/sample.yaml", encoding: .utf8)
+        #expect(sample.contains("\"127.0.0.1:2947\""))
+        try """
+        hub:
+          state_directory: \(dir)/state
+        sources:
+          - {type: replay, id: gps0, file: \(Self.log), speed: 5, loop: true}
+        \(sample.replacingOccurrences(of: "127.0.0.1:2947", with: "127.0.0.1:\(port)"))
+        """.write(toFile: dir + "/config.yaml", atomically: true, encoding: .utf8)
+        let check = try await runToEnd(E2E.binary, ["check", dir + "/config.yaml"], directory: dir)
+        #expect(check.status == 0, "\(check.stdout)\(check.stderr)")
+        let locus = try ChildProcess(E2E.binary, ["run", dir + "/config.yaml"], directory: dir, environment: ["LOCUS_RUNTIME_DIR": dir])
+        #expect(await waitUntil(timeout: 20) { locus.stderr.contains("gpsd-server listening") }, "\(locus.stderr)")
+        let pipe = try await runToEnd("/usr/bin/gpspipe", ["-w", "-n", "8", "127.0.0.1:\(port)"], directory: dir, timeout: 30)
+        #expect(Self.objects(pipe.stdout).contains { $0["class"] as? String == "TPV" && $0["device"] as? String == "gps0" }, "\(pipe.stdout)")
+        #expect(await locus.terminate().status == 0)
+    }
+
+    /// `fixes: standard`: the standard service's chosen locations (location.update) become the
+    /// TPVs, reported as the source they came from, and sky views still come from the source.
+    @Test func standardLocationsServedAsTPV() async throws {
+        let dir = E2E.temporaryDirectory()
+        let port = try LoopbackPort.free()
+        try """
+        hub:
+          state_directory: \(dir)/state
+        sources:
+          - {type: replay, id: gps0, file: \(Self.log), speed: 5, loop: true}
+        services:
+          - {type: standard, id: here, distance_filter: 0}
+        sinks:
+          - {type: gpsd-server, id: gpsd, listen: "127.0.0.1:\(port)", fixes: standard}
+        """.write(toFile: dir + "/config.yaml", atomically: true, encoding: .utf8)
+        let locus = try ChildProcess(E2E.binary, ["run", dir + "/config.yaml"], directory: dir, environment: ["LOCUS_RUNTIME_DIR": dir])
+        #expect(await waitUntil(timeout: 20) { locus.stderr.contains("gpsd-server listening") }, "\(locus.stderr)")
+        let pipe = try await runToEnd("/usr/bin/gpspipe", ["-w", "-n", "12", "127.0.0.1:\(port)"], directory: dir, timeout: 30)
+        let reports = Self.objects(pipe.stdout)
+        let tpvs = reports.filter { $0["class"] as? String == "TPV" }
+        #expect(!tpvs.isEmpty, "\(pipe.stdout)")
+        for t in tpvs {
+            #expect(t["device"] as? String == "gps0" && t["mode"] as? Int == 3)
+            #expect(abs((t["lat"] as? Double ?? 0) - 44.0689) < 0.001)
+        }
+        let devices = reports.flatMap { r in r["class"] as? String == "DEVICES" ? (r["devices"] as? [[String: Any]] ?? []) : [r] }
+        #expect(devices.contains { $0["class"] as? String == "DEVICE" && $0["driver"] as? String == "Locus standard" }, "\(pipe.stdout)")
+        #expect(await locus.terminate().status == 0)
+    }
+
     /// The last TPV gpsd or Locus wrote for each time (gpsd may write several per epoch).
     static func lastTPVByTime(_ reports: [[String: Any]]) -> [String: [String: Any]] {
         var out: [String: [String: Any]] = [:]

@@ -25,6 +25,10 @@ public struct GpsdServerConfiguration: DeclaredConfiguration {
              check: .sourceIds)
     public var sources: [String] = []
 
+    @Setting("max_devices", "Sources served as devices at most (a fleet source publishes one per phone); reports of more are dropped and counted (dropped_too_many_devices).",
+             check: .within(1...100_000))
+    public var maxDevices: Int = 256
+
     @Setting("max_clients", "Clients connected at once; one more is sent an ERROR and closed (clients_refused).",
              check: .within(1...10_000))
     public var maxClients: Int = 64

@@ -38,6 +38,8 @@ public struct GpsdServerCounters: ZeroedCounters, Equatable {
     /// Bus messages not served because the server's thread fell more than a second's worth
     /// of reports behind the bus (a flood): the bus is never slowed by clients.
     public var droppedServerBusy = 0
+    /// Fixes, sky views and sentences of sources beyond max_devices.
+    public var droppedTooManyDevices = 0
     /// Bus messages on the sink's topics that did not read as a fix or sky view.
     public var droppedUnreadable = 0
     public init() {}

@@ -215,6 +215,10 @@ final class GpsdServerState: @unchecked Sendable {
     func publish(_ update: GpsdDeviceUpdate) {
         let device = update.device
         if devices[device] == nil {
+            guard devices.count < configuration.maxDevices else {
+                statistics.update { $0.droppedTooManyDevices += 1 }
+                return
+            }
             let info = GpsdReportWriter.Device(path: device, driver: driver, activated: Self.wallClock)
             devices[device] = DeviceRecord(info: info)
             deviceOrder.append(device)

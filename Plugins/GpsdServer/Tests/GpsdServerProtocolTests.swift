@@ -167,6 +167,17 @@ struct GpsdServerProtocolTests {
         #expect(tpv["device"] as? String == "gps1" && tpv["lat"] as? Double == 10)
     }
 
+    @Test func devicesPastMaxDevicesAreDroppedAndCounted() async throws {
+        let server = try await RunningGpsdServer { $0.maxDevices = 2 }
+        defer { Task { await server.stop() } }
+        for i in 0..<5 { server.send(sampleFix("gps\(i)"), topic: "obs.fix.gps\(i)", at: Double(i)) }
+        server.send(sampleFix("gps1"), topic: "obs.fix.gps1", at: 9)
+        #expect(await waitUntil(timeout: 5) { server.counters.droppedTooManyDevices == 3 })
+        let client = try LineClient(port: server.port)
+        client.send("?DEVICES;")
+        #expect((client.next("DEVICES")?["devices"] as? [[String: Any]])?.map { $0["path"] as? String } == ["gps0", "gps1"])
+    }
+
     @Test func onlyConfiguredSourcesAreServed() async throws {
         let server = try await RunningGpsdServer { $0.sources = ["gps1"] }
         defer { Task { await server.stop() } }

@@ -56,10 +56,15 @@ build:
 ## own: SwiftPM does not recompile what it built before with other compiler flags.
 ## The binary: .build-release/release/locus.
 ## tools/release-order.sh builds with RELEASE_ORDER= (the same objects, linked without the order).
+## `locus --version` names the commit and build date: tools/build-info.sh writes them into a
+## header in BUILD_INFO, which Sources/CLocusBuildInfo includes (a new commit recompiles one C
+## file, not every module as a -D flag would). SOURCE_DATE_EPOCH, if set, is the build date.
 RELEASE_ORDER := -Xlinker --symbol-ordering-file=$(CURDIR)/tools/release.order -Xlinker --no-warn-symbol-ordering
+BUILD_INFO := $(CURDIR)/.build-release/build-info
 release:
+	sh tools/build-info.sh $(BUILD_INFO)
 	$(SWIFT) build --scratch-path .build-release -c release --static-swift-stdlib --product locus -Xswiftc -use-ld=lld \
-		-Xswiftc -Xfrontend -Xswiftc -function-sections \
+		-Xswiftc -Xfrontend -Xswiftc -function-sections -Xcc -I$(BUILD_INFO) \
 		-Xlinker -z -Xlinker pack-relative-relocs -Xlinker --no-export-dynamic $(RELEASE_ORDER)
 
 check: build

@@ -10,7 +10,7 @@ TEST_PACKAGES := mosquitto python3-paho-mqtt openssl chromium python3-websockets
 # lintian checks) and its installation (adduser, systemd-analyze).
 DEB_PACKAGES := debhelper dpkg-dev lintian man-db adduser systemd
 
-.PHONY: run test test-plugin-package deps build release deb check bench golden clean
+.PHONY: run test test-plugin-package deps build release deb test-deb check bench golden clean
 
 ## Install missing system packages (apt), build, and run Locus on the default config.yaml.
 run: deps build
@@ -86,6 +86,11 @@ deb:
 	debian/rules clean && debian/rules binary
 	lintian --info --display-experimental --pedantic --fail-on error,warning,info locus_$(DEB_VERSION)_$(DEB_ARCH).deb
 	@echo "make deb: built locus_$(DEB_VERSION)_$(DEB_ARCH).deb"
+
+## Builds the package, then installs, checks, removes and purges it on this machine (as root or
+## with sudo): what CI does after `make test` (tools/test-deb.sh says what it checks).
+test-deb:
+	bash tools/test-deb.sh
 
 check: build
 	$(SWIFT) run locus check config.yaml

@@ -46,7 +46,7 @@ deb=locus_${version}_$(dpkg --print-architecture).deb
 say "built $deb ($(du -h "$deb" | cut -f1)) in $(($(date +%s) - start)) s"
 
 say "installing $deb"
-$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "./$deb" >/dev/null || die "apt-get install ./$deb failed"
+$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "./$deb" >/dev/null || die "apt-get install ./$deb failed"
 [ "$(dpkg-query -W -f='${db:Status-Status}' locus)" = installed ] || die "locus is not fully installed after apt-get install: $(dpkg-query -W -f='${db:Status-Status}' locus)"
 
 # The version: package version, this commit (when this is a git checkout), a date.

@@ -3,7 +3,8 @@
 # with `make deb` (lintian included), installs it with apt as README's "Install" says, and checks
 #   - locus --version names the package version, this commit and a date; --verbose lists the
 #     protocol version and every schema in schemas/ with its x-locus-version;
-#   - the user locus and the groups exist; `locus check` accepts the shipped config as root and
+#   - the user locus and the groups exist, /var/lib/locus is theirs (also when root made it
+#     before); `locus check` accepts the shipped config as root and
 #     as locus; /etc/locus/config.yaml is a conffile;
 #   - systemd-analyze verify accepts the installed unit (which starts /usr/bin/locus and links
 #     to its man page), and the unit is not enabled;
@@ -44,6 +45,13 @@ version=$(dpkg-parsechangelog -SVersion)
 deb=locus_${version}_$(dpkg --print-architecture).deb
 [ -f "$deb" ] || die "make deb did not write $deb"
 say "built $deb ($(du -h "$deb" | cut -f1)) in $(($(date +%s) - start)) s"
+
+# A root-owned /var/lib/locus, as a root `locus run` without HOME leaves it (make test's daemons
+# did, before this test in CI): the package takes it over, as the unit's StateDirectory= would.
+if [ ! -e /var/lib/locus ]; then
+    $SUDO install -d -m 0700 /var/lib/locus
+    $SUDO touch /var/lib/locus/left-by-root
+fi
 
 say "installing $deb"
 $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "./$deb" >/dev/null || die "apt-get install ./$deb failed"

@@ -87,6 +87,8 @@ let package = Package(
         // libnats's API (headers from Debian's libnats-dev), opened the same way on first use: only
         // a configuration with NATS loads it.
         .target(name: "CNATS"),
+        // The commit and build date `locus --version` prints, from a header `make release` writes.
+        .target(name: "CLocusBuildInfo"),
         // Header-only: prctl and pipe2 for the exec plugin's process groups.
         .systemLibrary(name: "CProcessControl"),
         .systemLibrary(
@@ -133,7 +135,7 @@ let package = Package(
             name: "LocusCommandLine",
             dependencies: [
                 "LocusCore", "LocusBus", "LocusRuntime", "LocusStore", "LocusPlugins", "LocusConsolePlugin", "LocusFormats", "LocusBLE",
-                "LocusWebPlugin", "LocusRegionPlugin",
+                "LocusWebPlugin", "LocusRegionPlugin", "CLocusBuildInfo",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]

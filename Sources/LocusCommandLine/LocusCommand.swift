@@ -35,6 +35,9 @@ public enum Locus {
         ActivePlugins.set(plugins)
         do {
             var command = try LocusCommand.parseAsRoot(arguments)
+            if !(command is LocusCommand) {
+                try LocusCommand.refuseOwnFlags(after: arguments ?? Array(CommandLine.arguments.dropFirst()))
+            }
             if var asyncCommand = command as? AsyncParsableCommand {
                 try await asyncCommand.run()
             } else {
@@ -64,21 +67,50 @@ enum ExitStatus {
 }
 
 struct LocusCommand: AsyncParsableCommand {
+    /// The release version. debian/changelog's newest entry must say the same (`make deb` checks).
     static let version = "0.1.0"
 
     static let configuration = CommandConfiguration(
         commandName: "locus",
-        abstract: "Locus — a location event bus for Linux (GNSS, geofences, visits, beacons over ZeroMQ).",
+        abstract: "A location event bus for Linux: GNSS, geofences, visits and beacons as typed events over ZeroMQ.",
         discussion: """
         Sources (GPS receivers, gpsd, Bluetooth scanners, recordings) publish observations to a \
         ZeroMQ hub; services turn them into typed events; any program subscribes with a plain SUB socket.
 
         Exit codes: 0 success, 1 runtime failure, 2 usage or configuration error.
-        Docs: README.md, docs/protocol.md (wire format), docs/writing-plugins.md.
+        Docs: README.md, docs/protocol.md (wire format), docs/writing-plugins.md (installed: /usr/share/doc/locus).
         """,
-        version: version,
         subcommands: [RunCommand.self, CheckCommand.self, SubCommand.self, RecordCommand.self,
                       ReplayCommand.self, ViewCommand.self, DecodeCommand.self, CtlCommand.self, PluginsCommand.self, KeygenCommand.self],
         defaultSubcommand: nil
     )
+
+    // Flags of their own rather than the configuration's `version:`, whose --version takes
+    // no companion: --verbose adds the protocol and schema versions.
+    @Flag(help: "Show the version, the git commit and the build date.")
+    var version = false
+
+    @Flag(help: "With --version: also the wire protocol version and each event type's schema version.")
+    var verbose = false
+
+    /// swift-argument-parser reads a parent command's flags wherever they stand, also after a
+    /// subcommand: `locus run config.yaml --version` would start the daemon. Called when a
+    /// subcommand was parsed; refuses the root's flags as a usage error.
+    static func refuseOwnFlags(after arguments: [String]) throws {
+        for argument in arguments.prefix(while: { $0 != "--" }) where argument == "--version" || argument == "--verbose" {
+            throw ValidationError("\(argument) is an option of locus itself, before any subcommand: locus --version [--verbose]")
+        }
+    }
+
+    func validate() throws {
+        if verbose && !version {
+            throw ValidationError("--verbose only goes with --version: locus --version --verbose")
+        }
+    }
+
+    func run() async throws {
+        guard version else { throw CleanExit.helpRequest(self) }
+        let report = VersionReport.current
+        print(verbose ? report.verbose : report.line)
+    }
 }

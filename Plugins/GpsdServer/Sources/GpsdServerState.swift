@@ -98,16 +98,22 @@ final class GpsdServerState: @unchecked Sendable {
 
     /// Writes `bytes` to `client` unless that takes it past client_buffer, which cuts it off.
     private func send(_ bytes: [UInt8], to client: GpsdClient, isReport: Bool = false) {
+        send(ByteBuffer(bytes: bytes), to: client, isReport: isReport)
+    }
+
+    /// `send` of a buffer: a report for many clients is one buffer they share (copy on write),
+    /// not a copy per client.
+    private func send(_ bytes: ByteBuffer, to client: GpsdClient, isReport: Bool) {
         guard !client.closing else { return }
-        if client.pendingBytes > 0, client.pendingBytes + bytes.count > configuration.clientBuffer {
+        let n = bytes.readableBytes
+        if client.pendingBytes > 0, client.pendingBytes + n > configuration.clientBuffer {
             close(client, counting: \.clientsCutOff, lost: isReport ? 1 : 0)
             return
         }
         if client.pendingBytes == 0 { client.lastWriteProgress = .now() }
-        client.pendingBytes += bytes.count
+        client.pendingBytes += n
         if isReport { client.pendingReports += 1 }
-        let n = bytes.count
-        client.channel.writeAndFlush(client.channel.allocator.buffer(bytes: bytes)).whenComplete { [statistics] result in
+        client.channel.writeAndFlush(bytes).whenComplete { [statistics] result in
             client.pendingBytes -= n
             client.lastWriteProgress = .now()
             guard isReport else { return }
@@ -237,16 +243,18 @@ final class GpsdServerState: @unchecked Sendable {
             broadcast(GpsdReportWriter.sky(report), device: device)
         case .sentence(let sentence, _):
             devices[device]?.passesNMEA = true
-            let line = Array(sentence.utf8) + [0x0D, 0x0A]
-            for client in clients.values where client.watchesSentences(of: device) {
-                send(line, to: client, isReport: true)
-            }
+            broadcast(Array(sentence.utf8) + [0x0D, 0x0A]) { $0.watchesSentences(of: device) }
         }
     }
 
     private func broadcast(_ bytes: [UInt8], device: String) {
-        for client in clients.values where client.watches(device) {
-            send(bytes, to: client, isReport: true)
+        broadcast(bytes) { $0.watches(device) }
+    }
+
+    private func broadcast(_ bytes: [UInt8], to wants: (GpsdClient) -> Bool) {
+        let buffer = ByteBuffer(bytes: bytes)
+        for client in clients.values where wants(client) {
+            send(buffer, to: client, isReport: true)
         }
     }
 

@@ -61,6 +61,9 @@ public final class Daemon: @unchecked Sendable {
         parts.started { statusOutlet.close() }
         let status = StatusBoard(publisher: EventPublisher(producer: "locus", outlet: statusOutlet),
                                  logger: Logger(label: "locus.status"))
+        if let problem = wired.stateDirectoryProblem {
+            status.stateStore.stateDirectoryUnavailable(configuration.hub.stateDirectory, reason: problem)
+        }
         let started = StartedRunners()
         let gate = DeliveryGate(window: configuration.hub.deliveryWindow, logger: Logger(label: "locus.delivery"))
         let reporter = DaemonReporter(hub: wired.hub, control: wired.control, status: status, runners: started, gate: gate,

@@ -15,6 +15,9 @@ struct DaemonBus {
     var catchup: CatchupServer?
     var control: ControlServer
     var restricted: [RestrictedPublisher]
+    /// Why the state directory (or the journal in it) could not be written at boot: the daemon
+    /// runs without the journal and the services keep their state in memory (`StateStoreHealth`).
+    var stateDirectoryProblem: String?
 
     /// Starts every part of `configuration.hub`. On a throw, the parts already started are in
     /// `parts` for the caller to stop.
@@ -36,8 +39,21 @@ struct DaemonBus {
             try zap.start()
             parts.started(zap.stop)
         }
-        let journal = try configuration.hub.journal.map { settings in
-            try EventJournal(directory: configuration.hub.stateDirectory + "/journal", settings: settings)
+        // A state directory that cannot be written (a full disk, a read-only file system) does
+        // not stop the daemon: live events are served without the journal and the stores.
+        var stateDirectoryProblem = StateDirectoryProbe.problem(in: configuration.hub.stateDirectory)
+        var journal: EventJournal?
+        if let settings = configuration.hub.journal, stateDirectoryProblem == nil {
+            do {
+                journal = try EventJournal(directory: configuration.hub.stateDirectory + "/journal", settings: settings)
+            } catch let error as StateStoreError where error.code != .inUse {
+                stateDirectoryProblem = "the journal cannot be opened: \(error)"
+            }
+        }
+        if stateDirectoryProblem != nil, configuration.hub.journal != nil {
+            // Still one daemon per state directory: its journal's lock, where it can be taken.
+            let held = try EventJournal.holdLock(directory: configuration.hub.stateDirectory + "/journal")
+            parts.started { withExtendedLifetime(held) {} }
         }
         if let journal {
             parts.started(journal.close)
@@ -74,8 +90,11 @@ struct DaemonBus {
             try r.start()
             parts.started(r.stop)
         }
-        for (path, gid) in socketGroups { try SocketGroup.apply(path: path, group: gid) }
-        return DaemonBus(zap: zap, journal: journal, hub: hub, catchup: catchup, control: control, restricted: restricted)
+        // Without the journal (a state directory that cannot be written) no catch-up socket is bound.
+        let unbound = catchup == nil ? Set(configuration.hub.catchup.compactMap { try? Endpoint.validate($0).ipcFilePath }) : []
+        for (path, gid) in socketGroups where !unbound.contains(path) { try SocketGroup.apply(path: path, group: gid) }
+        return DaemonBus(zap: zap, journal: journal, hub: hub, catchup: catchup, control: control, restricted: restricted,
+                         stateDirectoryProblem: stateDirectoryProblem)
     }
 
     /// What outside publishers may not use: Locus's own topics (`status.`, `clock.`, `region.`),

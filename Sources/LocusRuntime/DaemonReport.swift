@@ -21,6 +21,9 @@ public struct DaemonReport: Sendable {
     public var curve: ZAPStatistics?
     /// Per restricted publish endpoint (`topics:`/`precision:`): relayed, missed, unreducible.
     public var restricted: [String: RestrictedPublisherStatistics] = [:]
+    /// Whether the state stores can be written (`status.locus.state`): stores unavailable since
+    /// boot, services whose last commit failed.
+    var stateStore = StateStoreHealth.Snapshot()
     /// Wall-clock milliseconds since 1970 when the report was read (for the journal's oldest age).
     public var readAtMs: Int64 = Int64(Date().timeIntervalSince1970 * 1000)
 
@@ -60,6 +63,10 @@ public struct DaemonReport: Sendable {
             for (name, n) in p.counters ?? [:] where name.hasPrefix("dropped_") {
                 out["\(p.status.plugin).\(name.dropFirst("dropped_".count))"] = n
             }
+            // What a service's failed commits lost (a full disk): processed, never published.
+            for name in ServiceStateKeeper.Counters.lossNames {
+                if let n = p.counters?[name] { out["\(p.status.plugin).\(name)"] = n }
+            }
         }
         if let journal { out["journal.not_written"] = journal.notWritten }
         return out
@@ -67,6 +74,28 @@ public struct DaemonReport: Sendable {
 }
 
 extension DaemonReport {
+    /// The services' commit counters summed over every service, by name (`state_store` in
+    /// `status`, and the metrics).
+    var stateStoreTotals: [String: UInt64] {
+        var totals: [String: UInt64] = [:]
+        for name in ["commits_failed"] + ServiceStateKeeper.Counters.lossNames { totals[name] = 0 }
+        for p in plugins {
+            for name in totals.keys { totals[name]! += p.counters?[name] ?? 0 }
+        }
+        return totals
+    }
+
+    /// `state_store` in `status`: `ok`, `failing` (a service's last commit failed: `failing`
+    /// names each with its error) or `unavailable` (in memory since boot: `degraded` says
+    /// why), with the totals of what failed commits lost.
+    var stateStoreJSON: JSONValue {
+        var o: [String: JSONValue] = stateStoreTotals.mapValues { .number(Double($0)) }
+        o["state"] = .string(!stateStore.unavailable.isEmpty ? "unavailable" : stateStore.failing.isEmpty ? "ok" : "failing")
+        if !stateStore.failing.isEmpty { o["failing"] = .object(stateStore.failing.mapValues { .string($0) }) }
+        o["episodes"] = .number(Double(stateStore.episodes))
+        return .object(o)
+    }
+
     /// The `status` control reply.
     var statusJSON: JSONValue {
         func n(_ v: UInt64) -> JSONValue { .number(Double(v)) }
@@ -115,6 +144,8 @@ extension DaemonReport {
             }
             top["journal"] = .object(o)
         }
+        if let degraded = stateStore.degraded { top["degraded"] = .string(degraded) }
+        top["state_store"] = stateStoreJSON
         if !restricted.isEmpty {
             top["restricted_endpoints"] = .object(restricted.mapValues { r in
                 .object(["forwarded": n(r.forwarded), "missed": n(r.missed), "unreducible": n(r.unreducible)])

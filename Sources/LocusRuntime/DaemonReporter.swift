@@ -48,6 +48,7 @@ final class DaemonReporter: Sendable {
                             deliveryWaits: gate.waitCount,
                             uptime: Double(up.components.seconds) + Double(up.components.attoseconds) / 1e18,
                             journal: journal?.statistics, catchup: catchup?.statistics, curve: zap?.statistics,
-                            restricted: Dictionary(uniqueKeysWithValues: restricted.map { ($0.endpoint, $0.statistics) }))
+                            restricted: Dictionary(uniqueKeysWithValues: restricted.map { ($0.endpoint, $0.statistics) }),
+                            stateStore: status.stateStore.snapshot)
     }
 }

@@ -347,7 +347,8 @@ public final class PluginRunner: Service, @unchecked Sendable {
     /// instances after it; nil when the service keeps no state or nothing may be persisted.
     private func stateKeeper(for service: any ServicePlugin) throws -> ServiceStateKeeper? {
         if let keeper = lock.withLock({ stateKeeper }) { return keeper }
-        guard let keeper = try ServiceStateKeeper.open(for: plugin, service: service, publisher: publisher) else { return nil }
+        guard let keeper = try ServiceStateKeeper.open(for: plugin, service: service, publisher: publisher,
+                                                       health: status.stateStore) else { return nil }
         lock.withLock { stateKeeper = keeper }
         return keeper
     }

@@ -14,11 +14,14 @@ public final class StatusBoard: @unchecked Sendable {
     private var order: [String] = []
     /// Status events carry wall time: they describe the daemon, not the observed world.
     private let now: @Sendable () -> EventTime
+    /// Whether the state stores and the journal can be written (`status.locus.state`).
+    let stateStore: StateStoreHealth
 
     public init(publisher: EventPublisher, logger: Logger, now: @escaping @Sendable () -> EventTime = { EventTime.wallNow() }) {
         self.publisher = publisher
         self.logger = logger
         self.now = now
+        self.stateStore = StateStoreHealth(publisher: publisher, logger: Logger(label: "locus.state"))
     }
 
     public func report(_ status: PluginStatus) {

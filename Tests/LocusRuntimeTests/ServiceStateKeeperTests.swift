@@ -116,6 +116,10 @@ import Testing
         try? keeper.commitAndPublishInBackground(&service, events: batch(3), inputs: 2) {}
         #expect(throws: StateStoreError.self) { try keeper.finishCommits() }
         #expect(keeper.counters.reported["inputs_lost_to_failed_commit"] == 7)
+        // Issue 49 item 8: the failed transaction and the events of both batches (never
+        // published, so never journaled) are counted too.
+        #expect(keeper.counters.reported["commits_failed"] == 1)
+        #expect(keeper.counters.reported["events_lost_to_failed_commit"] == 2)
 
         store.beforeApplyingChange = nil
         var fresh: any ServicePlugin = Numbers()
@@ -123,6 +127,8 @@ import Testing
         try keeper.commitAndPublishInBackground(&fresh, events: batch(4), inputs: 4) {}
         try keeper.finishCommits()
         #expect(keeper.counters.reported["inputs_lost_to_failed_commit"] == 7)
+        #expect(keeper.counters.reported["events_lost_to_failed_commit"] == 2)
+        #expect(keeper.counters.reported["commits_failed"] == 1)
         #expect(keeper.counters.reported["state_commits"] == 2)
     }
 

@@ -77,6 +77,12 @@ public final class MetricsExposition: @unchecked Sendable {
             counter("locus_curve_refused_total", "CURVE connections refused: key not in authorized_keys, or not a CURVE client.",
                     [], c.refused)
         }
+        gauge("locus_state_store_degraded", "1 while the services' state and the journal are kept in memory only (the state directory could not be written at boot).",
+              [], r.stateStore.unavailable.isEmpty ? 0 : 1)
+        gauge("locus_state_store_failing", "Services whose last state commit failed (a full disk).", [], Double(r.stateStore.failing.count))
+        for (name, value) in r.stateStoreTotals.sorted(by: { $0.key < $1.key }) {
+            counter("locus_state_store_\(name)_total", "Summed over services: \(name) (docs/writing-plugins.md, State).", [], value)
+        }
         counter("locus_delivery_waits_total", "Times a source reading a file waited for in-process services and sinks to catch up.",
                 [], r.deliveryWaits)
         for p in r.plugins {

@@ -31,6 +31,8 @@ final class ServiceStateKeeper {
     let publisher: EventPublisher
     let journal: JournalLocation?
     let logger: Logger
+    /// Told of every commit's outcome (`status.locus.state`); nil in tests.
+    let health: StateStoreHealth?
     private var tracker: ServiceStateTracker?
     private var position = InputPosition()
     /// `position` and the last topic sequence numbers as committed: one row per commit.
@@ -57,6 +59,8 @@ final class ServiceStateKeeper {
     /// Inputs of batches handed to the committer and not yet committed (under `countersLock`):
     /// what a failed commit loses (`settleFailedCommits`).
     private var uncommittedInputs: UInt64 = 0
+    /// Events of those batches, encoded and not yet published (under `countersLock`).
+    private var uncommittedEvents: UInt64 = 0
     private let countersLock = NSLock()
 
     private func count(_ change: (inout Counters) -> Void) { countersLock.withLock { change(&counted) } }
@@ -82,13 +86,23 @@ final class ServiceStateKeeper {
         /// damaged store), or that were behind such a batch: the instance restarts from the last
         /// commit and the feed goes on after them, so what they would have changed is lost.
         var inputsLostToFailedCommit: UInt64 = 0
+        /// Transactions that failed (a full disk, a read-only file system, a damaged store).
+        var commitsFailed: UInt64 = 0
+        /// Events the service emitted in batches whose commit failed, or behind such a batch:
+        /// never published, so never journaled nor seen by a subscriber (their sequence
+        /// numbers are given again after the restart, so no subscriber sees a gap either).
+        var eventsLostToFailedCommit: UInt64 = 0
 
         var reported: [String: UInt64] {
             ["state_commits": commits, "inputs_already_processed": alreadyProcessed,
              "events_republished": republished, "events_already_delivered": alreadyDelivered,
              "state_records_dropped": recordsDropped, "state_records_imported": recordsImported,
-             "outbox_rows_unreadable": outboxRowsUnreadable, "inputs_lost_to_failed_commit": inputsLostToFailedCommit]
+             "outbox_rows_unreadable": outboxRowsUnreadable, "inputs_lost_to_failed_commit": inputsLostToFailedCommit,
+             "commits_failed": commitsFailed, "events_lost_to_failed_commit": eventsLostToFailedCommit]
         }
+
+        /// The names of the counters of what a failed commit lost (`status.drops`).
+        static let lossNames = ["inputs_lost_to_failed_commit", "events_lost_to_failed_commit"]
     }
 
     static let stateCollection = "state"
@@ -106,19 +120,56 @@ final class ServiceStateKeeper {
     /// The keeper for `service`, or nil when there is nothing to keep: no state directory
     /// (`locus replay`, tests) or a service that keeps no state (`StatefulService`,
     /// `KeyedStatefulService`).
-    static func open(for plugin: ConfiguredPlugin, service: any ServicePlugin, publisher: EventPublisher) throws -> ServiceStateKeeper? {
+    ///
+    /// The state lives in memory for this run, with no journal to consult, when `health` says
+    /// the state directory could not be written at boot, or when the store cannot be opened
+    /// (`.cannotOpen`: no room, a read-only file system, no permission; said loudly through
+    /// `health`). A store that opens but is damaged, lost, of another kind or in use by
+    /// another process is still refused by name.
+    static func open(for plugin: ConfiguredPlugin, service: any ServicePlugin, publisher: EventPublisher,
+                     health: StateStoreHealth? = nil) throws -> ServiceStateKeeper? {
         guard let directory = plugin.setup.stateDirectory, ServiceStateTracker(for: service) != nil else { return nil }
-        let store = try ServiceStateStore(path: directory + "/services/" + plugin.id + ".sqlite", kind: "service")
+        func inMemory() throws -> ServiceStateKeeper {
+            ServiceStateKeeper(id: plugin.id, store: try .inMemory(kind: "service"), publisher: publisher, journal: nil,
+                               logger: plugin.setup.logger, health: health)
+        }
+        if let health, health.directoryUnavailable { return try inMemory() }
+        let store: ServiceStateStore
+        do {
+            store = try ServiceStateStore(path: directory + "/services/" + plugin.id + ".sqlite", kind: "service")
+        } catch let error as StateStoreError where error.code == .cannotOpen && health != nil {
+            health?.serviceStoreUnavailable(plugin: plugin.id, reason: error.description)
+            return try inMemory()
+        }
         return ServiceStateKeeper(id: plugin.id, store: store, publisher: publisher, journal: plugin.setup.journal,
-                                  logger: plugin.setup.logger)
+                                  logger: plugin.setup.logger, health: health)
     }
 
-    init(id: String, store: ServiceStateStore, publisher: EventPublisher, journal: JournalLocation?, logger: Logger) {
+    init(id: String, store: ServiceStateStore, publisher: EventPublisher, journal: JournalLocation?, logger: Logger,
+         health: StateStoreHealth? = nil) {
         self.id = id
         self.store = store
         self.publisher = publisher
         self.journal = journal
         self.logger = logger
+        self.health = health
+    }
+
+    /// `store.commit`, counted: a failure in `commits_failed` and told to `health` (which
+    /// announces the first of an episode), a success told too (which ends one).
+    @discardableResult
+    private func commitCounted(_ changes: StateChanges) throws -> [Int64] {
+        let ids: [Int64]
+        do {
+            ids = try store.commit(changes)
+        } catch {
+            count { $0.commitsFailed += 1 }
+            health?.commitFailed(plugin: id, error: "\(error)")
+            throw error
+        }
+        count { $0.commits += 1 }
+        health?.commitSucceeded(plugin: id)
+        return ids
     }
 
     /// Puts the last commit back into a fresh `service` and the publisher, and publishes what
@@ -208,7 +259,7 @@ final class ServiceStateKeeper {
             return []
         }
         guard !imported.isEmpty else { return [] }
-        _ = try store.commit(changes)
+        try commitCounted(changes)
         count { $0.recordsImported += UInt64(imported.count) }
         logger.notice("imported the state an earlier version of Locus kept for this service; the old file is left as it was", metadata: [
             "plugin": "\(id)", "file": "\(earlier.path)", "records": "\(imported.count)"])
@@ -253,10 +304,17 @@ final class ServiceStateKeeper {
             return
         }
         let inputs = UInt64(inputs)
-        countersLock.withLock { uncommittedInputs += inputs }
+        let events = UInt64(prepared.encoded.count)
+        countersLock.withLock {
+            uncommittedInputs += inputs
+            uncommittedEvents += events
+        }
         try committer.submit { [self] in
             try execute(prepared)
-            countersLock.withLock { uncommittedInputs -= inputs }
+            countersLock.withLock {
+                uncommittedInputs -= inputs
+                uncommittedEvents -= events
+            }
             then()
         }
     }
@@ -271,16 +329,20 @@ final class ServiceStateKeeper {
     }
 
     /// After a failed commit (the committer drained): the inputs of the batches that did not
-    /// commit are lost, so they are counted, with a warning.
+    /// commit, and the events they caused, are lost, so they are counted, with a warning.
     private func settleFailedCommits() {
-        let lost = countersLock.withLock {
-            defer { uncommittedInputs = 0 }
+        let (lost, events) = countersLock.withLock {
+            defer {
+                uncommittedInputs = 0
+                uncommittedEvents = 0
+            }
             counted.inputsLostToFailedCommit += uncommittedInputs
-            return uncommittedInputs
+            counted.eventsLostToFailedCommit += uncommittedEvents
+            return (uncommittedInputs, uncommittedEvents)
         }
-        guard lost > 0 else { return }
-        logger.warning("a commit failed: the messages of the batches it covered were processed but their effect is lost; the service restarts from the last commit", metadata: [
-            "plugin": "\(id)", "messages": "\(lost)"])
+        guard lost > 0 || events > 0 else { return }
+        logger.warning("a commit failed: the messages of the batches it covered were processed but their effect is lost (inputs_lost_to_failed_commit, events_lost_to_failed_commit); the service restarts from the last commit", metadata: [
+            "plugin": "\(id)", "messages": "\(lost)", "events": "\(events)"])
     }
 
     /// Lets the committer's thread end (the service loop ended; a later batch starts another).
@@ -347,8 +409,7 @@ final class ServiceStateKeeper {
         var acknowledged = publishedHead
         while acknowledged < published.count, published[acknowledged].atMs <= now - Self.acknowledgeAfter { acknowledged += 1 }
         if acknowledged > publishedHead { changes.acknowledge(through: published[acknowledged - 1].id) }
-        let ids = try store.commit(changes)
-        count { $0.commits += 1 }
+        let ids = try commitCounted(changes)
         publishedHead = acknowledged
         if publishedHead > 1024, publishedHead * 2 > published.count {
             published.removeFirst(publishedHead)
@@ -391,7 +452,7 @@ final class ServiceStateKeeper {
         if sent == 0 {
             var ack = StateChanges()
             ack.acknowledge(through: last)
-            try store.commit(ack)
+            try commitCounted(ack)
         } else {
             // What was just published is acknowledged like any publish, by a commit
             // `acknowledgeAfter` later: it is only handed to the outlet's thread yet, and a
@@ -402,7 +463,7 @@ final class ServiceStateKeeper {
             if !outbox.unreadableIDs.isEmpty {
                 var drop = StateChanges()
                 for rowID in outbox.unreadableIDs { drop.deleteOutboxRow(rowID) }
-                try store.commit(drop)
+                try commitCounted(drop)
             }
         }
         if sent > 0 {

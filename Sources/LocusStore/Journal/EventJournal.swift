@@ -63,6 +63,20 @@ public final class EventJournal: MessageJournal, @unchecked Sendable {
 
     deinit { close() }
 
+    /// Takes the journal's process lock without opening the journal, for a daemon that runs
+    /// without it (its state directory cannot be written): a second daemon on the same state
+    /// directory is still refused. Returns what holds the lock (release it by dropping it), or
+    /// nil when the lock file cannot be created there (a read-only file system).
+    /// - Throws: `StateStoreError` `.inUse` when another process has the journal open.
+    public static func holdLock(directory: String) throws -> AnyObject? {
+        do {
+            return try StoreProcessLock(storePath: directory + "/journal", advice:
+                "Only one locus may use a journal: stop the other one, or give this one another hub.state_directory (or hub.journal: false).")
+        } catch let error as StateStoreError where error.code == .cannotOpen {
+            return nil
+        }
+    }
+
     /// The last write error, for a log line.
     public var lastError: String? { statsLock.withLock { lastErrorText } }
 

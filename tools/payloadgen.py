@@ -526,6 +526,40 @@ def rewritten_doc(text, tables):
     return out
 
 
+# The schemas as the hub checks outside publishers' payloads by them (PayloadSchema), without
+# the text that only documents them.
+SCHEMA_TABLE = "Sources/LocusCore/Wire/PayloadSchemas+Generated.swift"
+DOC_ONLY = {"description", "title", "$schema", "examples"}
+
+
+def checked_part(node, names=False):
+    """`node` without its documentation; `names`: its keys are property names, all kept."""
+    if isinstance(node, dict):
+        return {k: checked_part(v, k in ("properties", "$defs") and not names) for k, v in node.items()
+                if names or (k not in DOC_ONLY and (not k.startswith("x-") or k == "x-locus-topic"))}
+    if isinstance(node, list):
+        return [checked_part(v) for v in node]
+    return node
+
+
+def schema_table(schemas):
+    out = [HEADER.format(schema="schemas/*.schema.json").rstrip("\n"), "",
+           "extension PayloadSchemas {",
+           "    /// Each event type's schema, as JSON text (descriptions removed).",
+           "    static let texts: [(eventType: String, json: String)] = ["]
+    for path, s in schemas:
+        t = s.get("x-locus-event-type")
+        if not t:
+            continue
+        text = json.dumps(checked_part(s), separators=(",", ":"), sort_keys=True)
+        # `$ref`s read "#/$defs/…": a raw string with two #s takes them as they are.
+        if '"##' in text:
+            raise SystemExit(f"{path}: the schema text holds a sequence the Swift raw string cannot")
+        out.append(f'        ({json.dumps(t)}, ##"{text}"##),')
+    out += ["    ]", "}", ""]
+    return "\n".join(out)
+
+
 def main(argv):
     check = "--check" in argv
     root = argv[argv.index("--root") + 1] if "--root" in argv else ROOT
@@ -537,6 +571,9 @@ def main(argv):
         g = generated_swift(path, s, root, matchers)
         if g:
             outputs[os.path.join(root, g[0])] = g[1]
+    table_path = os.path.join(root, SCHEMA_TABLE)
+    if os.path.isdir(os.path.dirname(table_path)):
+        outputs[table_path] = schema_table(schemas)
     doc_path = os.path.join(root, "docs", "protocol.md")
     if os.path.exists(doc_path):
         outputs[doc_path] = rewritten_doc(open(doc_path, encoding="utf-8").read(), doc_tables(schemas))

@@ -230,20 +230,24 @@ final class HubForwarder {
 
     /// For a message from an ipc or tcp connection, the refusal if it uses a topic or producer
     /// reserved for in-process plugins (`OutsidePublisherPolicy`); nil otherwise.
+    /// Every outside message's payload is then checked against its type's schema
+    /// (`MessageValidator.checkOutside`): a subscriber may trust the bounds the schema states
+    /// (an `obs.nmea` sentence is one line of printable ASCII) whoever published it.
     @inline(__always)
     private func outsideRejection(_ batch: MessageBatch, _ k: Int) -> MessageRejection? {
-        guard configuration.outsidePublishers != nil || ingestRatePerClient > 0 else { return nil }
         let fd = batch.sourceFD(k)
         guard fd >= 0 else { return nil }
         if ingestRatePerClient > 0, !ingestLimiter.allow(withUnsafeBytes(of: fd) { Array($0) }) {
             return MessageRejection(reason: .rateLimit, detail: "an outside publisher sent more than \(ingestRatePerClient) messages per second (hub.ingest_rate_per_client)")
         }
-        guard let policy = configuration.outsidePublishers else { return nil }
-        return batch.withMessage(k) { topic, body in
+        if let policy = configuration.outsidePublishers, let refusal = batch.withMessage(k, { topic, body in
             policy.check(topic: topic, body: body) { [configuration] in
                 OutsideConnection(fd: fd, user: batch.userID(k), ingestEndpoints: configuration.ingestEndpoints)
             }
+        }) {
+            return refusal
         }
+        return batch.withMessage(k) { topic, body in validator.checkOutside(topic: topic, body: body) }
     }
 
     private func drop(_ rejection: MessageRejection) {

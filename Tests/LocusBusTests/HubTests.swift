@@ -133,7 +133,7 @@ struct HubTests {
         try pub.connect(ingest)
         let subscribeAll = try receive(pub)
         #expect(subscribeAll == [[1]])
-        try pub.send(topic: "obs.fix.tcp", body: Samples.fixBody(5))
+        try pub.send(topic: "obs.fix.tcp", body: Samples.fixBody(5, producer: "tcp"))
         let message = try #require(await collect(subscription.messages, count: 1).first)
         #expect(message.topic == "obs.fix.tcp")
         #expect(message.envelope.seq == 5)

@@ -1,8 +1,12 @@
 import LocusCore
 
-/// The value of a lease key (`partition.<n>` or `member.<id>`): who holds it, with which epoch,
-/// until when (milliseconds since the epoch, the holder's clock). Servers of a group are assumed
-/// to keep their clocks within a small fraction of the lease time of each other (NTP does).
+/// The value of a lease key (`partition.<n>` or `member.<id>`): who holds it (`""`: nobody, the
+/// partition was given back), with which epoch, and until when by the holder's wall clock
+/// (milliseconds since 1970).
+///
+/// `expires_ms` is information for people reading the bucket, nothing more: readers judge a
+/// lease by whether its key's revision changed within `lease_ttl` of their own clock
+/// (`LeaseObservations`), never by a time another machine wrote.
 public struct Lease: Equatable, Sendable {
     public var owner: String
     /// Counts up each time the partition changes hands: a checkpoint or a message written under
@@ -16,6 +20,18 @@ public struct Lease: Equatable, Sendable {
         self.expiresMs = expiresMs
     }
 
+    /// How far ahead of a reader's wall clock an `expires_ms` may be before it names an impossible
+    /// expiry (a writer's clock far ahead, or a forged value): the longest `lease_ttl` (600 s)
+    /// and an hour of clock difference.
+    public static let plausibleAheadMs: Int64 = 600_000 + 3_600_000
+
+    /// False when `expiresMs` cannot come from a server of the group whose clock is near the
+    /// reader's `wallMs`: negative, or further ahead than `plausibleAheadMs`. Such a value is
+    /// counted; the lease is judged like any other, by its revision.
+    public func isPlausible(wallMs: Int64) -> Bool {
+        expiresMs >= 0 && expiresMs <= wallMs + Self.plausibleAheadMs
+    }
+
     public var bytes: [UInt8] {
         var w = JSONWriter()
         w.beginObject()
@@ -27,7 +43,8 @@ public struct Lease: Equatable, Sendable {
     }
 
     /// The lease `bytes` holds; nil for anything else (a key written by something other than a
-    /// Locus server is treated as free once its revision can be replaced).
+    /// Locus server: counted, and taken like a lease nobody renews, `lease_ttl` after it was first
+    /// seen at its revision).
     public init?(bytes: [UInt8]) {
         guard let value = try? JSONValue.decode(bytes), let owner = value["owner"]?.stringValue,
               let epoch = value["epoch"]?.doubleValue, epoch >= 0, epoch < 9.0e15,

@@ -76,6 +76,21 @@ extension NATSConnection {
         return (0..<Int(list.Count)).compactMap { list.List[$0].Subject.map { String(cString: $0) } }
     }
 
+    /// The first and last sequences `stream` holds now (an empty stream: last 0, or first =
+    /// last + 1 once its messages were removed). One request, no consumer; `timeoutMs` defaults
+    /// to the connection's timeout.
+    public func sequences(of stream: String, timeoutMs: Int64? = nil) throws -> (first: UInt64, last: UInt64) {
+        var options = jsOptions()
+        jsOptions_Init(&options)
+        options.Wait = timeoutMs ?? settings.timeoutMs
+        var info: UnsafeMutablePointer<jsStreamInfo>?
+        var code = jsErrCode(0)
+        try check(js_GetStreamInfo(&info, jetStream, stream, &options, &code), "read the state of \(stream)", code: code)
+        defer { jsStreamInfo_Destroy(info) }
+        guard let state = info?.pointee.State else { return (0, 0) }
+        return (state.FirstSeq, state.LastSeq)
+    }
+
     /// What the server said to a JetStream publish.
     public struct PublishAck: Sendable, Equatable {
         /// The message's sequence in the stream (the first copy's, for a duplicate).

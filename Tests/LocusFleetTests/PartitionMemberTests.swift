@@ -12,6 +12,8 @@ final class GroupSimulation {
     var members: [String: PartitionMember] = [:]
     /// Members that are not stepped (killed or paused).
     var stopped: Set<String> = []
+    /// Per member, how far its own clock is from `now` (machines' clocks differ).
+    var offsets: [String: Int64] = [:]
     var acquired: [String: [PartitionMember.Changes.Acquired]] = [:]
     var lost: [String: [Int]] = [:]
 
@@ -22,10 +24,13 @@ final class GroupSimulation {
 
     func add(_ id: String) { members[id] = PartitionMember(id: id, partitions: partitions, leaseMs: leaseMs, store: store) }
 
+    /// `id`'s own clock.
+    func clock(_ id: String) -> Int64 { now + offsets[id, default: 0] }
+
     /// Steps every running member once (in id order), then advances the clock a third of a lease.
     func round(sourceLocation: SourceLocation = #_sourceLocation) throws {
         for (id, m) in members.sorted(by: { $0.key < $1.key }) where !stopped.contains(id) {
-            let c = try m.step(now: now)
+            let c = try m.step(now: clock(id))
             acquired[id, default: []] += c.acquired
             lost[id, default: []] += c.lost
             for p in c.releasing { try m.release(p) }
@@ -36,12 +41,12 @@ final class GroupSimulation {
 
     func checkSingleOwners(sourceLocation: SourceLocation) throws {
         for p in 0..<partitions {
-            let owners = members.filter { $0.value.owns(p, now: now) }.map(\.key).sorted()
+            let owners = members.filter { $0.value.owns(p, now: clock($0.key)) }.map(\.key).sorted()
             #expect(owners.count <= 1, "partition \(p) owned by \(owners) at \(now)", sourceLocation: sourceLocation)
         }
     }
 
-    func owned(by id: String) -> Int { (0..<partitions).filter { members[id]!.owns($0, now: now) }.count }
+    func owned(by id: String) -> Int { (0..<partitions).filter { members[id]!.owns($0, now: clock(id)) }.count }
 
     /// Rounds until every partition is owned by a running member and the shares are fair, at most `limit`.
     @discardableResult

@@ -14,10 +14,14 @@ final class NATSPartitionGroup {
     private let store: any LeaseStore
     /// Per owned partition: the revision of its position key as this owner last wrote it.
     private var positionRevisions: [Int: UInt64] = [:]
+    /// Where a partition with no position starts (`start`): the stream's last sequence when the
+    /// group first takes it (`new`; asked only then), or nil for its first message (`all`).
+    private let startSequence: (() throws -> UInt64)?
 
-    init(member: PartitionMember, store: any LeaseStore) {
+    init(member: PartitionMember, store: any LeaseStore, startSequence: (() throws -> UInt64)? = nil) {
         self.member = member
         self.store = store
+        self.startSequence = startSequence
     }
 
     static func positionKey(_ p: Int) -> String { "position.\(p)" }
@@ -29,35 +33,57 @@ final class NATSPartitionGroup {
         var epoch: UInt64
         var after: UInt64?
         var state: DeviceStateBundle?
+        /// It had no position yet: it starts where `start` says (`after` is then the stream's
+        /// last sequence for `new`, nil for `all`).
+        var fresh = false
+        /// Its position key held something that is not a position (counted; read as none).
+        var badPosition = false
     }
 
-    struct Round: Equatable {
+    struct Round {
         var taken: [Taken] = []
         var lost: [Int] = []
         /// Partitions to give back (the group grew): the caller commits their positions, then `release`s them.
         var releasing: [Int] = []
+        /// The member's findings in the bucket (`PartitionMember.Changes`).
+        var badLeaseValues = 0
+        var staleMembers = 0
+        /// A request about a partition taken failed: it was given back (the caller reports it).
+        var failure: (any Error)?
     }
 
     /// One membership round (heartbeat, renewals, acquisitions). A partition acquired whose
     /// position cannot be claimed for this epoch (another wrote it in between) is lost again.
     func step(now: Int64) throws -> Round {
         let changes = try member.step(now: now)
-        var round = Round(lost: changes.lost, releasing: changes.releasing)
+        var round = Round(lost: changes.lost, releasing: changes.releasing, badLeaseValues: changes.badValues,
+                          staleMembers: changes.staleMembers)
         for p in changes.lost { positionRevisions[p] = nil }
         for acquired in changes.acquired {
             let p = acquired.partition
-            let current = try store.get(Self.positionKey(p))
-            let previous = current.flatMap { PartitionPosition(bytes: $0.value) }
-            let claim = PartitionPosition(sequence: previous?.sequence ?? 0, epoch: acquired.epoch, state: previous?.state)
-            let write = try current.map { try store.update(Self.positionKey(p), claim.bytes, expected: $0.revision) }
-                ?? store.create(Self.positionKey(p), claim.bytes)
-            guard case .written(let revision) = write else {
-                try member.release(p)
-                round.lost.append(p)
-                continue
+            do {
+                let current = try store.get(Self.positionKey(p))
+                let previous = current.flatMap { PartitionPosition(bytes: $0.value) }
+                // No position yet: `start` decides, once — the claim below writes it, so every
+                // later owner reads on from there.
+                let start = try previous == nil ? startSequence?() : nil
+                let claim = PartitionPosition(sequence: previous?.sequence ?? start ?? 0, epoch: acquired.epoch, state: previous?.state)
+                let write = try current.map { try store.update(Self.positionKey(p), claim.bytes, expected: $0.revision) }
+                    ?? store.create(Self.positionKey(p), claim.bytes)
+                guard case .written(let revision) = write else {
+                    try member.release(p)
+                    round.lost.append(p)
+                    continue
+                }
+                positionRevisions[p] = revision
+                round.taken.append(Taken(partition: p, epoch: acquired.epoch, after: previous.map(\.sequence) ?? start, state: previous?.state,
+                                         fresh: previous == nil, badPosition: current != nil && previous == nil))
+            } catch {
+                // Not held half-way (its lease renewed, nothing reading it): given back, or left
+                // to run out when the bucket cannot be reached; taken again in a later round.
+                try? member.release(p)
+                round.failure = round.failure ?? error
             }
-            positionRevisions[p] = revision
-            round.taken.append(Taken(partition: p, epoch: acquired.epoch, after: previous.map(\.sequence), state: previous?.state))
         }
         return round
     }

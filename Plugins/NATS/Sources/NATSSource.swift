@@ -102,7 +102,14 @@ final class NATSReader {
         stateTimeout = min(5, configuration.leaseTTL / 4)
     }
 
-    private static func nowMs() -> Int64 { Int64(Date().timeIntervalSince1970 * 1000) }
+    /// This server's clock for leases and rounds: CLOCK_BOOTTIME, which neither jumps with the
+    /// wall clock nor stops while the process is stopped, so a lease held by it runs out by
+    /// real elapsed time (others judge it the same way: by how long its key went unchanged).
+    private static func nowMs() -> Int64 {
+        var ts = timespec()
+        clock_gettime(CLOCK_BOOTTIME, &ts)
+        return Int64(ts.tv_sec) * 1000 + Int64(ts.tv_nsec) / 1_000_000
+    }
 
     func run() {
         while !stop.isSet {
@@ -168,6 +175,7 @@ final class NATSReader {
     private func readAll(_ c: NATSConnection) {
         do {
             if readers[0]?.consumer == nil {
+                if let after = readers[0]?.lastSequence, after > 0 { checkPosition(0, after: after, stream: try c.sequences(of: configuration.stream)) }
                 let last = readers[0]?.lastSequence
                 let start: JetStreamPullConsumer.Start = last.map { .after($0) } ?? (configuration.start == .all ? .all : .new)
                 readers[0] = PartitionReader(consumer: try JetStreamPullConsumer(connection: c, stream: configuration.stream,
@@ -201,7 +209,11 @@ final class NATSReader {
                 let store = try JetStreamKeyValue(connection: c, bucket: "locus_group_\(configuration.group)", replicas: configuration.replicas)
                 let member = PartitionMember(id: memberId, partitions: configuration.partitions,
                                              leaseMs: Int64(configuration.leaseTTL * 1000), store: store)
-                group = NATSPartitionGroup(member: member, store: store)
+                // `start: new`: a partition the group has never read starts at the stream's last
+                // sequence when it is first taken (the claim writes it as its position).
+                let stream = configuration.stream
+                group = NATSPartitionGroup(member: member, store: store,
+                                           startSequence: configuration.start == .new ? { try c.sequences(of: stream).last } : nil)
             }
             connection = c
             counters.update { $0.connects += 1 }
@@ -225,6 +237,15 @@ final class NATSReader {
         guard let group, now >= nextRoundMs else { return false }
         nextRoundMs = now + Int64(configuration.leaseTTL * 1000) / 3
         let round = try group.step(now: now)
+        if let failure = round.failure { trouble("\(failure)") }
+        if round.badLeaseValues > 0 || round.staleMembers > 0 {
+            counters.update { $0.badLeaseValues += round.badLeaseValues; $0.staleMembers += round.staleMembers }
+        }
+        if round.badLeaseValues > 0 {
+            // Once per new value: a foreign writer, or a server whose clock is far off.
+            context.logger.warning("the group's bucket holds lease values that are not leases or name an impossible expiry; they expire lease_ttl after they last changed",
+                                   metadata: ["values": "\(round.badLeaseValues)", "bucket": "locus_group_\(configuration.group)"])
+        }
         for p in round.lost { drop(p, counting: \.lost) }
         for p in round.releasing {
             try checkpoint([p], now: now)
@@ -237,9 +258,17 @@ final class NATSReader {
             // Its state is restored and its consumer made by `makeMissingConsumers`, right after this round.
             readers[taken.partition] = PartitionReader(consumer: nil, epoch: taken.epoch, lastSequence: taken.after,
                                                        committedSequence: taken.after, needsState: true, takenState: taken.state)
-            counters.update { $0.acquired += 1 }
+            counters.update {
+                $0.acquired += 1
+                if taken.badPosition { $0.badPositionValues += 1 }
+            }
+            if taken.badPosition {
+                context.logger.warning("a partition's position key holds something that is not a position; read as none (start: \(configuration.start.rawValue))",
+                                       metadata: ["partition": "\(taken.partition)"])
+            }
             context.logger.info("took partition", metadata: ["partition": "\(taken.partition)", "epoch": "\(taken.epoch)",
-                                                             "after": "\(taken.after ?? 0)"])
+                                                             "after": "\(taken.after ?? 0)",
+                                                             "position": "\(taken.fresh ? "none, start: \(configuration.start.rawValue)" : "kept")"])
         }
         // Consumers say how far behind they are; one that is gone (its only copy was on a NATS
         // server that died) is made again after what was handled. Within a sixth of the lease
@@ -274,8 +303,22 @@ final class NATSReader {
     /// costs a second, and the leases must still be renewed in time. The rest wait for the next call.
     private func makeMissingConsumers(_ c: NATSConnection) {
         let deadline = Self.nowMs() + Int64(configuration.leaseTTL * 1000) / 6
+        // What the stream holds, asked once per call (at start every partition needs a consumer).
+        var stream: (first: UInt64, last: UInt64)?
         for p in readers.keys.sorted() where readers[p]?.consumer == nil {
-            guard Self.nowMs() < deadline, restoreState(p), let reader = readers[p] else { continue }
+            guard Self.nowMs() < deadline else { continue }
+            if let after = readers[p]?.lastSequence, after > 0 {
+                do {
+                    let held = try stream ?? c.sequences(of: configuration.stream, timeoutMs: 1000)
+                    stream = held
+                    checkPosition(p, after: after, stream: held)
+                } catch {
+                    counters.update { $0.readRetries += 1 }
+                    trouble("\(error)")
+                    continue
+                }
+            }
+            guard restoreState(p), let reader = readers[p] else { continue }
             let start: JetStreamPullConsumer.Start = reader.lastSequence.map { $0 > 0 ? .after($0) : .all } ?? .all
             do {
                 readers[p]?.consumer = try JetStreamPullConsumer(connection: c, stream: configuration.stream,
@@ -285,6 +328,35 @@ final class NATSReader {
                 counters.update { $0.readRetries += 1 }
                 trouble("\(error)")
             }
+        }
+    }
+
+    /// Before a consumer is made after `after`: whether the stream still holds that position
+    /// (Plugins/NATS/README.md, "Groups", the position rule; `StreamResume`). Past its last
+    /// sequence (the stream was deleted and recreated or restored, or the position forged):
+    /// counted, said once, read from the stream's first message, and the partition's devices
+    /// start with no service state (what it had belongs to another history). Before its first
+    /// (retention removed what came after it): counted, said once, read from the first.
+    private func checkPosition(_ p: Int, after: UInt64, stream: (first: UInt64, last: UInt64)) {
+        let (first, last) = stream
+        let partition = group == nil ? "none" : "\(p)"
+        switch StreamResume.resume(after: after, first: first, last: last) {
+        case .after:
+            return
+        case .pastStream(let position, let last):
+            counters.update { $0.positionsPastStream += 1 }
+            context.logger.warning("position is past the end of the stream (deleted and recreated, restored, or forged): reading from its first message, without the position's service state", metadata: [
+                "partition": "\(partition)", "position": "\(position)", "stream_last": "\(last)", "stream_first": "\(first)"])
+            readers[p]?.lastSequence = 0
+            if group != nil {
+                readers[p]?.needsState = true
+                readers[p]?.takenState = nil
+            }
+        case .beforeStream(let position, let first):
+            counters.update { $0.positionsBeforeStream += 1 }
+            context.logger.warning("the stream no longer holds the messages after this position (retention): reading from its first message; any of these messages were not read", metadata: [
+                "partition": "\(partition)", "position": "\(position)", "stream_first": "\(first)", "stream_last": "\(last)"])
+            readers[p]?.lastSequence = first - 1
         }
     }
 

@@ -20,7 +20,7 @@ public struct NATSSourceConfiguration: DeclaredConfiguration {
     @Setting("device_tokens", "Subject tokens (0 = first) whose values, joined by '-', name the device: owntracks.<user>.<device> → [1, 2].")
     public var deviceTokens: [Int] = [1, 2]
 
-    @Setting("start", "Where reading starts: new (messages stored from now on) or all (the oldest the stream holds).")
+    @Setting("start", "Where reading starts: new (messages stored from now on) or all (the oldest the stream holds). In a group: where a partition with no position starts, when the group first takes it.")
     public var start: StartPoint = .new
 
     /// Where the source starts reading its stream.

@@ -27,6 +27,23 @@ public struct NATSSourceCounters: ZeroedCounters, Equatable {
     public var lost = 0
     /// With a group: position writes refused because another server owns the partition now.
     public var positionConflicts = 0
+    /// With a group: values in the group's bucket under `member.` or `partition.` that are not
+    /// leases or name an impossible expiry (a foreign writer, a clock far off), once per value
+    /// written; like any lease they expire `lease_ttl` after they last changed.
+    public var badLeaseValues = 0
+    /// With a group: other members' keys found unchanged for `lease_ttl` (a server that died, or
+    /// a key put there by hand): no longer members, their partitions free.
+    public var staleMembers = 0
+    /// With a group: position keys of partitions taken that hold something that is not a
+    /// position; read as no position (`start` applies).
+    public var badPositionValues = 0
+    /// Positions past the stream's last sequence (the stream was deleted and recreated or
+    /// restored, or the position forged): read from the stream's first message, without the
+    /// position's service state.
+    public var positionsPastStream = 0
+    /// Positions before the stream's first message (retention removed what came after them):
+    /// read from the first message the stream holds.
+    public var positionsBeforeStream = 0
     /// With a group and services that move device state: positions written with their devices'
     /// state (`checkpoints`), and the device states in them (`states_checkpointed`); states put
     /// into the services from a partition taken (`states_restored`).

@@ -15,7 +15,7 @@ import Testing
         let harness: PluginHarness
         let task: Task<Void, Error>
 
-        init(_ id: String, server: NATSServer) {
+        init(_ id: String, server: NATSServer, configure: (inout NATSSourceConfiguration) -> Void = { _ in }) {
             let config = NATSSourceConfiguration.with {
                 $0.server.servers = [server.url]
                 $0.subjects = ["locus.fixes.>"]
@@ -25,6 +25,7 @@ import Testing
                 $0.partitions = 16
                 $0.leaseTTL = 1
                 $0.checkpointInterval = 0.2
+                configure(&$0)
             }
             source = NATSSource(configuration: config, connection: NATSConnectionSettings(servers: [server.url], name: id), memberId: id)
             harness = PluginHarness(id: id)

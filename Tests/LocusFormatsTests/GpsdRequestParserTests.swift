@@ -36,6 +36,26 @@ struct GpsdRequestParserTests {
         #expect(!parser.hasPartialRequest)
     }
 
+    /// Issue 49 item 9: the bound holds however the bytes arrive. A request one byte past it is
+    /// refused though it comes whole in one read, and so is one that completes a partial
+    /// request (which could reach about twice the bound).
+    @Test func aRequestPastTheBoundIsRefusedHoweverItArrives() {
+        func request(_ n: Int) -> [UInt8] {
+            let frame = "?WATCH={\"device\":\"\"};".utf8.count
+            return Array(("?WATCH={\"device\":\"" + String(repeating: "x", count: n - frame) + "\"};").utf8)
+        }
+        var parser = GpsdRequestParser(maxRequestBytes: 64)
+        #expect(parser.feed(request(64)) == [.success(.watch(GpsdWatchRequest(device: String(repeating: "x", count: 64 - 21))))])
+        #expect(parser.feed(Array("?VERSION;".utf8) + request(65)) == [.success(.version), .failure(.tooLong(limit: 64))])
+        #expect(!parser.hasPartialRequest)
+
+        var split = GpsdRequestParser(maxRequestBytes: 64)
+        let long = request(120)
+        #expect(split.feed(long[0..<60]).isEmpty)
+        #expect(split.feed(long[60...]) == [.failure(.tooLong(limit: 64))])
+        #expect(!split.hasPartialRequest)
+    }
+
     @Test func malformedRequestsAreProblemsWithGpsdsMessages() {
         var parser = GpsdRequestParser()
         let out = parser.feed(Array("?FOO;hello\n?WATCH={\"enable\":\"yes\"};?WATCH={\"x\":1};?WATCH=[1];?WATCH={oops};?DEVICE={\"bps\":9600,\"path\":\"a\"};?WATCH={\"raw\":3};".utf8))

@@ -5,6 +5,8 @@ import NIOCore
 /// Used on the server's event loop only (`GpsdServerState`).
 final class GpsdClient {
     let channel: Channel
+    /// The peer's IP address (max_clients_per_address); "" when the channel has none.
+    let address: String
     var parser: GpsdRequestParser
     var watch = GpsdReportWriter.Watch()
     /// Bytes handed to the channel and not yet written to the socket.
@@ -20,12 +22,19 @@ final class GpsdClient {
     /// Set when the server decided to close it: nothing more is written.
     var closing = false
 
-    init(channel: Channel, maxRequestBytes: Int, now: NIODeadline) {
+    init(channel: Channel, address: String, maxRequestBytes: Int, now: NIODeadline) {
         self.channel = channel
+        self.address = address
         parser = GpsdRequestParser(maxRequestBytes: maxRequestBytes)
         lastWriteProgress = now
         lastRequest = now
     }
+
+    /// Since when the client has accepted no byte while bytes wait for it; nil while it keeps up.
+    var stalledSince: NIODeadline? { pendingBytes > 0 ? lastWriteProgress : nil }
+
+    /// Its last sign of life: the later of its last request and the last bytes it accepted.
+    var lastActive: NIODeadline { max(lastRequest, lastWriteProgress) }
 
     /// Whether a JSON report of `device` goes to this client.
     func watches(_ device: String) -> Bool {

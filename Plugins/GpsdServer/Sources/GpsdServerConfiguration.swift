@@ -21,23 +21,31 @@ public struct GpsdServerConfiguration: DeclaredConfiguration {
     @Setting("fixes", "Which fixes become TPV reports: observed (obs.fix.<source>: every source's own fixes, as gpsd reports its devices) or standard (location.update.*: the standard service's chosen and filtered locations).")
     public var fixes: Fixes = .observed
 
-    @Setting("sources", "Source ids served as gpsd devices (each a DEVICE whose path is the id); empty serves every source that publishes fixes or sky views.",
+    @Setting("sources", "Devices served (each a DEVICE whose path is the device id): device ids (a source's id, a phone's id), or the id of one of this config's sources to serve every device it publishes (an mqtt or nats fleet source). Empty serves this config's own sources only (each publishing its obs.fix.<id>): not the phones of a fleet source nor an outside publisher's devices (counted as ignored_unlisted_device).",
              check: .sourceIds)
     public var sources: [String] = []
+
+    @Setting("device_timeout", "Seconds a device may go without a fix, sky view or sentence before it expires: watchers are sent gpsd's DEVICE with activated 0, ?DEVICES leaves it out and its place under max_devices is free (devices_expired). It comes back with its next report.",
+             check: .above(0, unit: "s"))
+    public var deviceTimeout: Double = 180
 
     @Setting("max_devices", "Sources served as devices at most (a fleet source publishes one per phone); reports of more are dropped and counted (dropped_too_many_devices).",
              check: .within(1...100_000))
     public var maxDevices: Int = 256
 
-    @Setting("max_clients", "Clients connected at once; one more is sent an ERROR and closed (clients_refused).",
+    @Setting("max_clients", "Clients connected at once. When full, a new client takes the place of the longest-stalled one (accepted no byte for a second while reports waited) or else of the longest quiet one (no byte accepted and no request for 10 s): clients_evicted; when there is none, it is sent an ERROR and closed (clients_refused).",
              check: .within(1...10_000))
     public var maxClients: Int = 64
 
-    @Setting("client_buffer", "Bytes of reports held for a client that reads slower than they come; past it the client is cut off (clients_cut_off; the reports it was waiting for count as dropped_slow_client).",
+    @Setting("max_clients_per_address", "Clients connected at once from one address (all local programs share 127.0.0.1). One more from that address takes the place of its longest-stalled or quiet client as under max_clients, or is sent an ERROR and closed (clients_refused_per_address).",
+             check: .within(1...10_000))
+    public var maxClientsPerAddress: Int = 32
+
+    @Setting("client_buffer", "Bytes of reports Locus holds for a client that reads slower than they come, beyond what the kernel holds for it (a send buffer of 16 KiB, about 45 KiB with the kernel's overhead); past it the client is cut off (clients_cut_off; the reports it was waiting for count as dropped_slow_client).",
              check: .within(4096...67_108_864))
     public var clientBuffer: Int = 262_144
 
-    @Setting("write_timeout", "Seconds a client may accept no bytes while reports wait for it; then it is cut off (write_timeouts).",
+    @Setting("write_timeout", "Seconds a client may accept no bytes while reports wait for it (a watcher that stopped reading is seen once the kernel's buffers for it are full: some 170 KiB on loopback, about two minutes of a 1 Hz receiver's reports); then it is cut off (write_timeouts).",
              check: .above(0, unit: "s"))
     public var writeTimeout: Double = 30
 

@@ -7,8 +7,15 @@ public struct GpsdServerCounters: ZeroedCounters, Equatable {
     public var clientsOpened = 0
     /// Clients connected now.
     public var clientsOpen = 0
-    /// Clients refused: max_clients were connected.
+    /// Clients refused: max_clients were connected and none could be evicted.
     public var clientsRefused = 0
+    /// Clients refused: max_clients_per_address were connected from their address and none
+    /// of those could be evicted.
+    public var clientsRefusedPerAddress = 0
+    /// Clients closed to make room for a new one (the server or its address was full): the
+    /// longest-stalled (accepted no byte for a second while reports waited), else the longest
+    /// quiet (no byte accepted and no request for 10 s).
+    public var clientsEvicted = 0
     /// Clients watching now (`?WATCH={"enable":true}`).
     public var clientsWatching = 0
     /// Requests taken (each command of a client).
@@ -40,6 +47,19 @@ public struct GpsdServerCounters: ZeroedCounters, Equatable {
     public var droppedServerBusy = 0
     /// Fixes, sky views and sentences of sources beyond max_devices.
     public var droppedTooManyDevices = 0
+    /// Devices dropped after device_timeout without a report (watchers were sent gpsd's DEVICE
+    /// with activated 0).
+    public var devicesExpired = 0
+    /// `obs.nmea` sentences not passed on: not one framed, checksummed NMEA sentence of
+    /// printable ASCII of at most 256 bytes (a forged report after a line end, say).
+    public var droppedBadSentence = 0
+    /// Fixes, sky views and sentences whose `source` is not their topic's last segment.
+    public var droppedSourceMismatch = 0
+    /// Fixes, sky views and sentences of devices this server does not serve: not listed in
+    /// `sources`, or, with `sources: []`, not one of the config's own sources (an outside
+    /// publisher's, a fleet source's phones). The configuration's choice, not a loss, so not
+    /// among the daemon's drops.
+    public var ignoredUnlistedDevice = 0
     /// Bus messages on the sink's topics that did not read as a fix or sky view.
     public var droppedUnreadable = 0
     public init() {}

@@ -12,12 +12,22 @@ import NIOPosix
 public struct GpsdServerSink: SinkPlugin, ReportsCounters, OptionalSubscriptions {
     public let configuration: GpsdServerConfiguration
     let address: HTTPAddress
+    /// Which devices are served (`sources`, and the config's own source ids).
+    let filter: GpsdDeviceFilter
     public let statistics = SourceCounters<GpsdServerCounters>()
     /// What VERSION says: gpsd's release whose protocol this speaks, and Locus as the revision.
     static let release = "3.22"
     static let rev = "locus"
     /// Updates waiting for the server's loop at most (about a second of a busy bus).
     static let maxQueuedUpdates = 10_000
+    /// SO_SNDBUF of each client connection. Linux otherwise grows a loopback socket's send
+    /// buffer to 4 MB, which took a non-reading watcher's reports for an hour at a receiver's
+    /// rate before any bound of Locus's saw it (issue 49 item 1). With this the kernel holds
+    /// about 45 KiB for a client (it doubles the value and adds its overhead), and the client's
+    /// own receive buffer, if it does not read, some 130 KiB more (measured on loopback, Linux
+    /// 6.18); then the bytes wait in Locus,
+    /// under client_buffer and write_timeout. A reading client drains it at once.
+    static let sendBufferBytes = 16 * 1024
 
     public var subscriptions: [String] {
         [configuration.fixes == .standard ? "location.update." : "obs.fix.", "obs.sky.", "obs.nmea."]
@@ -38,6 +48,7 @@ public struct GpsdServerSink: SinkPlugin, ReportsCounters, OptionalSubscriptions
                 .serverChannelOption(ChannelOptions.backlog, value: 64)
                 .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
                 .childChannelOption(ChannelOptions.recvAllocator, value: FixedSizeRecvByteBufferAllocator(capacity: 4096))
+                .childChannelOption(ChannelOptions.socketOption(.so_sndbuf), value: Self.sendBufferBytes)
                 .childChannelInitializer { channel in
                     channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(GpsdClientHandler(state: state)) }
                 }
@@ -51,13 +62,15 @@ public struct GpsdServerSink: SinkPlugin, ReportsCounters, OptionalSubscriptions
         context.logger.info("gpsd-server listening", metadata: ["listen": "\(address.text)", "fixes": "\(configuration.fixes.rawValue)"])
 
         let queued = NIOLockedValueBox(0)
-        let served = Set(configuration.sources)
         for await message in messages {
             guard let update = Self.update(from: message, fixes: configuration.fixes) else {
                 statistics.update { $0.droppedUnreadable += 1 }
                 continue
             }
-            if !served.isEmpty, !served.contains(update.device) { continue }
+            if let drop = admission(of: update, topic: message.topic, producer: message.envelope.producer) {
+                statistics.update { $0[keyPath: drop] += 1 }
+                continue
+            }
             let admitted = queued.withLockedValue { n -> Bool in
                 guard n < Self.maxQueuedUpdates else { return false }
                 n += 1
@@ -84,6 +97,22 @@ public struct GpsdServerSink: SinkPlugin, ReportsCounters, OptionalSubscriptions
         try? await loop.submit { state.closeAll() }.get()
         try? await server.close()
         try? await group.shutdownGracefully()
+    }
+
+    /// nil when `update` may be served; else the counter of why not. The bus is written by
+    /// anyone on the ingest socket: a source must be its topic's, a sentence one sentence
+    /// (issue 49 item 5), a device one this server serves (item 6).
+    func admission(of update: GpsdDeviceUpdate, topic: String, producer: String) -> WritableKeyPath<GpsdServerCounters, Int>? {
+        // obs.fix.<source>, obs.sky.<source>, obs.nmea.<source>; location.update.<service> names
+        // the standard service, which reports every device.
+        if topic.hasPrefix("obs."), topic.split(separator: ".").last.map(String.init) != update.device {
+            return \.droppedSourceMismatch
+        }
+        if case .sentence(let sentence, _) = update, !GpsdPassThroughSentence.isOneSentence(sentence) {
+            return \.droppedBadSentence
+        }
+        if !filter.serves(device: update.device, producer: producer) { return \.ignoredUnlistedDevice }
+        return nil
     }
 
     /// The device update a bus message carries; nil when it does not read as one.
@@ -126,10 +155,11 @@ public enum GpsdServerPlugin {
     public static let factory = PluginFactory.sink(
         "gpsd-server", summary: "A gpsd-compatible server (gpsd's JSON protocol on port 2947): gpspipe, cgps, Python's gps module and other gpsd clients read Locus's fixes and sky views, and NMEA sentences of sources that pass them on.",
         config: GpsdServerConfiguration.self
-    ) { config, _ in try make(config) }
+    ) { config, setup in try make(config, sourceIds: setup.sourceIds) }
 
-    /// The sink `config` describes; throws what `locus check` reports.
-    static func make(_ config: GpsdServerConfiguration) throws -> GpsdServerSink {
+    /// The sink `config` describes, in a config whose sources have `sourceIds` (nil: not
+    /// known, every device is served); throws what `locus check` reports.
+    static func make(_ config: GpsdServerConfiguration, sourceIds: [String]? = nil) throws -> GpsdServerSink {
         let address: HTTPAddress
         switch HTTPAddress.parse(config.listen, example: "127.0.0.1:2947") {
         case .success(let a): address = a
@@ -138,6 +168,7 @@ public enum GpsdServerPlugin {
         if !address.isLoopback && !config.insecure {
             throw ConfigValueError(key: "listen", "\(address.text) is not loopback: gpsd's protocol has no authentication, so anyone who reaches it would read this device's locations. Listen on 127.0.0.1, or set insecure: true to accept that")
         }
-        return GpsdServerSink(configuration: config, address: address)
+        return GpsdServerSink(configuration: config, address: address,
+                              filter: GpsdDeviceFilter(listed: config.sources, own: sourceIds, standard: config.fixes == .standard))
     }
 }

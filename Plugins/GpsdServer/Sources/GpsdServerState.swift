@@ -28,6 +28,8 @@ final class GpsdServerState: @unchecked Sendable {
         var lastSky: GpsdSkyReport?
         /// The source passes its receiver's sentences on (`obs.nmea`).
         var passesNMEA = false
+        /// When its last report came, on the server's own monotonic clock (device_timeout).
+        var lastReport: NIODeadline
     }
 
     let configuration: GpsdServerConfiguration
@@ -35,10 +37,14 @@ final class GpsdServerState: @unchecked Sendable {
     /// The VERSION report every client gets on connecting.
     let versionReport: [UInt8]
     let driver: String
-    private var clients: [ObjectIdentifier: GpsdClient] = [:]
-    private var devices: [String: DeviceRecord] = [:]
+    /// The clients connected and not being closed (a closed one leaves at once, so its place
+    /// is free for the next).
+    var clients: [ObjectIdentifier: GpsdClient] = [:]
+    /// How many of them each address has (max_clients_per_address).
+    var clientsByAddress: [String: Int] = [:]
+    var devices: [String: DeviceRecord] = [:]
     /// Device paths in the order they were first seen (DEVICES lists them so).
-    private var deviceOrder: [String] = []
+    var deviceOrder: [String] = []
 
     init(configuration: GpsdServerConfiguration, statistics: SourceCounters<GpsdServerCounters>, release: String, rev: String) {
         self.configuration = configuration
@@ -51,16 +57,14 @@ final class GpsdServerState: @unchecked Sendable {
 
     // MARK: Connections
 
-    /// A new connection: its client, or nil when it was refused (max_clients).
+    /// A new connection: its client, or nil when it was refused (`admit`).
     func connected(_ channel: Channel) -> GpsdClient? {
-        guard clients.count < configuration.maxClients else {
-            statistics.update { $0.clientsRefused += 1 }
-            let refusal = GpsdReportWriter.error("Too many clients: \(configuration.maxClients) are connected (max_clients)")
-            channel.writeAndFlush(channel.allocator.buffer(bytes: refusal)).whenComplete { _ in channel.close(promise: nil) }
-            return nil
-        }
-        let client = GpsdClient(channel: channel, maxRequestBytes: configuration.maxRequestBytes, now: .now())
+        let now = NIODeadline.now()
+        let address = channel.remoteAddress?.ipAddress ?? ""
+        guard admit(channel, from: address, now: now) else { return nil }
+        let client = GpsdClient(channel: channel, address: address, maxRequestBytes: configuration.maxRequestBytes, now: now)
         clients[ObjectIdentifier(client)] = client
+        clientsByAddress[address, default: 0] += 1
         statistics.update {
             $0.clientsOpened += 1
             $0.clientsOpen = clients.count
@@ -70,11 +74,22 @@ final class GpsdServerState: @unchecked Sendable {
     }
 
     func disconnected(_ client: GpsdClient) {
-        guard clients.removeValue(forKey: ObjectIdentifier(client)) != nil else { return }
-        if !client.closing, client.pendingReports > 0 {
+        guard !client.closing else { return }
+        if client.pendingReports > 0 {
             statistics.update { $0.droppedSlowClient += client.pendingReports }
         }
         client.closing = true
+        release(client)
+    }
+
+    /// Takes `client` out of the tables and the open and watching counts.
+    private func release(_ client: GpsdClient) {
+        guard clients.removeValue(forKey: ObjectIdentifier(client)) != nil else { return }
+        if let n = clientsByAddress[client.address], n > 1 {
+            clientsByAddress[client.address] = n - 1
+        } else {
+            clientsByAddress[client.address] = nil
+        }
         let open = clients.count, watching = watchingCount()
         statistics.update {
             $0.clientsOpen = open
@@ -84,8 +99,8 @@ final class GpsdServerState: @unchecked Sendable {
 
     private func watchingCount() -> Int { clients.values.reduce(0) { $0 + ($1.watch.enable ? 1 : 0) } }
 
-    /// Closes `client`, counting the reports it loses.
-    private func close(_ client: GpsdClient, counting reason: WritableKeyPath<GpsdServerCounters, Int>, lost extra: Int = 0) {
+    /// Closes `client`, counting the reports it loses; its place is free at once.
+    func close(_ client: GpsdClient, counting reason: WritableKeyPath<GpsdServerCounters, Int>, lost extra: Int = 0) {
         guard !client.closing else { return }
         client.closing = true
         let lost = client.pendingReports + extra
@@ -93,11 +108,12 @@ final class GpsdServerState: @unchecked Sendable {
             $0[keyPath: reason] += 1
             $0.droppedSlowClient += lost
         }
+        release(client)
         client.channel.close(promise: nil)
     }
 
     /// Writes `bytes` to `client` unless that takes it past client_buffer, which cuts it off.
-    private func send(_ bytes: [UInt8], to client: GpsdClient, isReport: Bool = false) {
+    func send(_ bytes: [UInt8], to client: GpsdClient, isReport: Bool = false) {
         send(ByteBuffer(bytes: bytes), to: client, isReport: isReport)
     }
 
@@ -141,6 +157,7 @@ final class GpsdServerState: @unchecked Sendable {
                     $0.requestsTooLong += 1
                     $0.droppedSlowClient += client.pendingReports
                 }
+                release(client)
                 channel.writeAndFlush(channel.allocator.buffer(bytes: report)).whenComplete { _ in channel.close(promise: nil) }
                 return
             case .failure(let problem):
@@ -220,17 +237,19 @@ final class GpsdServerState: @unchecked Sendable {
     /// watches the device.
     func publish(_ update: GpsdDeviceUpdate) {
         let device = update.device
+        let now = NIODeadline.now()
         if devices[device] == nil {
             guard devices.count < configuration.maxDevices else {
                 statistics.update { $0.droppedTooManyDevices += 1 }
                 return
             }
             let info = GpsdReportWriter.Device(path: device, driver: driver, activated: Self.wallClock)
-            devices[device] = DeviceRecord(info: info)
+            devices[device] = DeviceRecord(info: info, lastReport: now)
             deviceOrder.append(device)
             // gpsd tells watchers about a device when it is activated.
             broadcast(GpsdReportWriter.device(info), device: device)
         }
+        devices[device]?.lastReport = now
         switch update {
         case .fix(let fix, let time, _):
             let tpv = GpsdTPVReport(fix: fix, time: time, device: device, previous: devices[device]?.lastTPV)
@@ -247,7 +266,7 @@ final class GpsdServerState: @unchecked Sendable {
         }
     }
 
-    private func broadcast(_ bytes: [UInt8], device: String) {
+    func broadcast(_ bytes: [UInt8], device: String) {
         broadcast(bytes) { $0.watches(device) }
     }
 
@@ -260,9 +279,10 @@ final class GpsdServerState: @unchecked Sendable {
 
     // MARK: Timeouts
 
-    /// Closes clients past their time bounds. Run every quarter second.
+    /// Closes clients past their time bounds and expires silent devices. Run every quarter second.
     func sweep() {
         let now = NIODeadline.now()
+        expireDevices(now: now)
         let write = TimeAmount.nanoseconds(Int64(configuration.writeTimeout * 1e9))
         let request = TimeAmount.nanoseconds(Int64(configuration.requestTimeout * 1e9))
         let idle = TimeAmount.nanoseconds(Int64(configuration.idleTimeout * 1e9))
@@ -275,6 +295,21 @@ final class GpsdServerState: @unchecked Sendable {
                 close(client, counting: \.idleClosed)
             }
         }
+    }
+
+    /// Drops the devices that sent nothing for device_timeout, as gpsd deactivates a device
+    /// that went away: its watchers get a DEVICE with activated 0.
+    private func expireDevices(now: NIODeadline) {
+        let timeout = TimeAmount.nanoseconds(Int64(configuration.deviceTimeout * 1e9))
+        let silent = deviceOrder.filter { path in devices[path].map { now - $0.lastReport > timeout } ?? false }
+        guard !silent.isEmpty else { return }
+        statistics.update { $0.devicesExpired += silent.count }
+        for path in silent {
+            devices[path] = nil
+            broadcast(GpsdReportWriter.deviceGone(path: path), device: path)
+        }
+        let gone = Set(silent)
+        deviceOrder.removeAll { gone.contains($0) }
     }
 
     /// Closes every client (the sink is stopping).

@@ -14,12 +14,16 @@ final class RunningGpsdServer: @unchecked Sendable {
     private let continuation: AsyncStream<BusMessage>.Continuation
     private let task: Task<Void, Error>
 
-    init(_ adjust: (inout GpsdServerConfiguration) -> Void = { _ in }) async throws {
+    /// `settings` as config.yaml would give them (snake_case keys); `ownSources`: the config's
+    /// source ids as the runtime hands them to the sink (nil: a setup no config made).
+    init(settings: [String: Any] = [:], ownSources: [String]? = nil,
+         _ adjust: (inout GpsdServerConfiguration) -> Void = { _ in }) async throws {
         port = try LoopbackPort.free()
-        var config = GpsdServerConfiguration()
-        config.listen = "127.0.0.1:\(port)"
+        var given = settings
+        given["listen"] = "127.0.0.1:\(port)"
+        var config = try JSONDecoder().decode(GpsdServerConfiguration.self, from: JSONSerialization.data(withJSONObject: given))
         adjust(&config)
-        let sink = try GpsdServerPlugin.make(config)
+        let sink = try GpsdServerPlugin.make(config, sourceIds: ownSources)
         self.sink = sink
         let (stream, continuation) = AsyncStream<BusMessage>.makeStream(bufferingPolicy: .unbounded)
         self.continuation = continuation
@@ -33,11 +37,17 @@ final class RunningGpsdServer: @unchecked Sendable {
 
     func send(_ message: BusMessage) { continuation.yield(message) }
 
-    func send<P: Payload>(_ payload: P, topic: String, at seconds: Double) {
-        send(BusMessage(topic: topic, envelope: Envelope(producer: "test", seq: 1, time: EventTime(seconds: seconds), payload: payload)))
+    /// Publishes `payload` on `topic` as `producer` would; by default as the source that the
+    /// topic names (an in-process source publishes `obs.fix.<its id>` as its id).
+    func send<P: Payload>(_ payload: P, topic: String, at seconds: Double, producer: String? = nil) {
+        let by = producer ?? String(topic.split(separator: ".").last ?? "test")
+        send(BusMessage(topic: topic, envelope: Envelope(producer: by, seq: 1, time: EventTime(seconds: seconds), payload: payload)))
     }
 
     var counters: GpsdServerCounters { sink.statistics.counters }
+
+    /// A counter by its snake_case name (as `locus ctl status` shows it); 0 when there is none.
+    func count(_ name: String) -> UInt64 { sink.statistics.counterValues[name] ?? 0 }
 
     func stop() async {
         continuation.finish()
@@ -56,11 +66,22 @@ final class LineClient {
     let fd: Int32
     private var buffer: [UInt8] = []
 
-    init(port: Int, receiveBuffer: Int? = nil) throws {
+    /// `from`: the local address to connect from (127.0.0.2 and up reach loopback on Linux too:
+    /// another client address).
+    init(port: Int, receiveBuffer: Int? = nil, from local: String? = nil) throws {
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         if let receiveBuffer {
             var size = Int32(receiveBuffer)
             setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        }
+        if let local {
+            var me = sockaddr_in()
+            me.sin_family = sa_family_t(AF_INET)
+            me.sin_addr.s_addr = inet_addr(local)
+            let bound = withUnsafePointer(to: &me) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+            }
+            guard bound else { close(fd); throw TestKitError("cannot bind to \(local)") }
         }
         var addr = sockaddr_in()
         addr.sin_family = sa_family_t(AF_INET)

@@ -126,11 +126,16 @@ public struct PluginSetup: Sendable {
     public var maxMessageBytes: Int
     /// `hub.max_message_bytes`'s default.
     public static let defaultMaxMessageBytes = 256 * 1024
+    /// The ids of the config's enabled sources, whatever the order of the sections: for a sink
+    /// that serves only this daemon's own devices to programs outside (`gpsd-server`), since
+    /// anyone on the ingest socket may publish `obs.fix.<any id>`. nil when no config made the
+    /// setup (tests, embedders).
+    public var sourceIds: [String]?
 
     public init(id: String, kind: PluginKind, configDirectory: String, endpoints: HubEndpoints, logger: Logger,
                 stateDirectory: String? = nil, journal: JournalLocation? = nil, perDevice: Bool = false,
                 maxDevices: Int = PluginSetup.defaultMaxDevices,
-                maxMessageBytes: Int = PluginSetup.defaultMaxMessageBytes) {
+                maxMessageBytes: Int = PluginSetup.defaultMaxMessageBytes, sourceIds: [String]? = nil) {
         self.id = id
         self.kind = kind
         self.configDirectory = configDirectory
@@ -141,6 +146,7 @@ public struct PluginSetup: Sendable {
         self.perDevice = perDevice
         self.maxDevices = maxDevices
         self.maxMessageBytes = maxMessageBytes
+        self.sourceIds = sourceIds
     }
 
     /// Resolves a path from config against the config file's directory.

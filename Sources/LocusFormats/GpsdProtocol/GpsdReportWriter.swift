@@ -78,6 +78,18 @@ public enum GpsdReportWriter {
     public static func sky(_ s: GpsdSkyReport) -> [UInt8] { line { writeSky(s, to: &$0) } }
     public static func device(_ d: Device) -> [UInt8] { line { writeDevice(d, to: &$0) } }
 
+    /// A device that went away, as gpsd tells its watchers when it deactivates one:
+    /// `{"class":"DEVICE","path":"gps0","activated":0}`.
+    public static func deviceGone(path: String) -> [UInt8] {
+        line { w in
+            w.beginObject()
+            w.key("class"); w.string("DEVICE")
+            w.key("path"); w.string(path)
+            w.key("activated"); w.int(0)
+            w.endObject()
+        }
+    }
+
     public static func devices(_ list: [Device]) -> [UInt8] {
         line { w in
             w.beginObject()

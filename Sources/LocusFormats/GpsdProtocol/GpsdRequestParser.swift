@@ -5,8 +5,10 @@ import LocusCore
 /// argument of `?WATCH=` and `?DEVICE=` ends with its closing brace. White space and stray `;`
 /// between requests are skipped, as gpsd does.
 ///
-/// Bounded: at most `maxRequestBytes` wait for the end of a request. Past that the parser
-/// reports `.tooLong` once and drops them (the server then closes the connection).
+/// Bounded: a request (from its `?` to its ending `;` or line end, inclusive) may take at most
+/// `maxRequestBytes`, however its bytes arrive: one that waits unfinished past the bound, or
+/// arrives whole and longer, is reported as `.tooLong` and everything pending is dropped (the
+/// server then closes the connection).
 public struct GpsdRequestParser: Sendable {
     public let maxRequestBytes: Int
     /// Received bytes not yet taken as a request.
@@ -30,6 +32,13 @@ public struct GpsdRequestParser: Sendable {
         while true {
             while i < pending.count, Self.isSeparator(pending[i]) { i += 1 }
             guard i < pending.count, let (result, end) = Self.scan(pending, from: i) else { break }
+            // The bound holds for a request that arrived whole in one piece too, not only for
+            // one that waits unfinished: no request longer than maxRequestBytes is taken.
+            if end - i > maxRequestBytes {
+                out.append(.failure(.tooLong(limit: maxRequestBytes)))
+                pending = []
+                return out
+            }
             out.append(result)
             i = end
         }

@@ -121,6 +121,8 @@ final class ConfigLoadSession {
     var journal: JournalLocation?
     /// `hub.max_message_bytes`, handed to plugins.
     var maxMessageBytes = PluginSetup.defaultMaxMessageBytes
+    /// The enabled source entries' ids, handed to plugins (`PluginSetup.sourceIds`).
+    var sourceIds: [String] = []
     let environment: [String: String]
     let factoriesByType: [String: PluginFactory]
     private(set) var errors: [ConfigError] = []
@@ -233,6 +235,7 @@ final class ConfigLoadSession {
             let pa = a.element.entry.node.position, pb = b.element.entry.node.position
             return pa != pb ? pa < pb : a.offset < b.offset
         }.map(\.element)
+        sourceIds = all.filter { $0.kind == .source }.compactMap { enabledID($0.entry.mapping) }
         for item in all {
             let outcome = processEntry(item.entry, kind: item.kind, section: item.section, ids: &ids,
                                        endpoints: endpoints, logLevel: logLevel)
@@ -392,6 +395,26 @@ final class ConfigLoadSession {
         return names.isEmpty ? "(none registered)" : names.joined(separator: ", ")
     }
 
+    /// An entry's id before the entries are built (a sink may come before the sources), when
+    /// it reads as one and the entry is not disabled; an entry that does not read reports why
+    /// when it is built.
+    private func enabledID(_ mapping: Node.Mapping) -> String? {
+        var id: String?, enabled = true
+        for pair in ConfigYAML.pairs(mapping) {
+            var failures: [(SourcePosition, String, EnvironmentSubstitution.Failure)] = []
+            switch pair.key.stringValue {
+            case "id":
+                id = ConfigYAML.substitute(pair.value, environment: environment, path: "id", failures: &failures).stringValue
+            case "enabled":
+                if case .scalar(let s) = ConfigYAML.substitute(pair.value, environment: environment, path: "enabled", failures: &failures),
+                   let b = Bool.construct(from: s) { enabled = b }
+            default: break
+            }
+        }
+        guard enabled, let id, Topic.isValidSegment(id) else { return nil }
+        return id
+    }
+
     private func processEntry(_ entry: (node: Node, mapping: Node.Mapping), kind: PluginKind, section: String,
                               ids: inout [String: (position: SourcePosition, subject: String)],
                               endpoints: HubEndpoints, logLevel: Logger.Level) -> EntryOutcome {
@@ -539,7 +562,7 @@ final class ConfigLoadSession {
         let setup = PluginSetup(id: id, kind: kind, configDirectory: directory, endpoints: endpoints, logger: pluginLogger,
                                 stateDirectory: mode == .full ? stateDirectory : nil,
                                 journal: mode == .full ? journal : nil, perDevice: perDevice, maxDevices: maxDevices,
-                                maxMessageBytes: maxMessageBytes)
+                                maxMessageBytes: maxMessageBytes, sourceIds: sourceIds)
         let builder = PluginBuilder(factory: factory, node: node, setup: setup, subject: subject,
                                     entryPosition: entryPosition, file: file, perDevice: perDevice)
         switch builder.build() {

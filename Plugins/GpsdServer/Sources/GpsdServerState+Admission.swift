@@ -1,0 +1,61 @@
+import LocusFormats
+import NIOCore
+
+/// Who gets a place when a client connects (issue 49 item 1). Watchers that never read used to
+/// hold every place: the kernel took their reports (megabytes per socket on loopback), so no
+/// bound fired and every newcomer was told `Too many clients`. Now the kernel's share is small
+/// (`GpsdServerSink.sendBufferBytes`), so a non-reader is soon seen stalled; a newcomer to a
+/// full server (or a full address) takes the place of the longest-stalled client, else of the
+/// longest quiet one, and is refused only when every client is alive.
+extension GpsdServerState {
+    /// A client that has accepted no byte for this long while bytes wait for it may be evicted
+    /// (or for write_timeout, when that is shorter). A reading client accepts a report at once.
+    static let stallGrace = TimeAmount.seconds(1)
+    /// A client that has neither accepted a byte nor sent a request for this long may be
+    /// evicted (it watches a device that sends nothing, or it connected and said nothing): longer
+    /// than any receiver's report interval, so a watcher of a live device never is.
+    static let quietGrace = TimeAmount.seconds(10)
+
+    /// Makes room for a connection from `address`, evicting a client if need be; false (the
+    /// channel answered with an ERROR and closed, and counted) when there is no room.
+    func admit(_ channel: Channel, from address: String, now: NIODeadline) -> Bool {
+        let fromAddress = clientsByAddress[address] ?? 0
+        if fromAddress >= configuration.maxClientsPerAddress {
+            guard let victim = evictable(now: now, where: { $0.address == address }) else {
+                refuse(channel, "Too many clients from \(address): \(fromAddress) are connected (max_clients_per_address)",
+                       counting: \.clientsRefusedPerAddress)
+                return false
+            }
+            close(victim, counting: \.clientsEvicted)
+        } else if clients.count >= configuration.maxClients {
+            guard let victim = evictable(now: now, where: { _ in true }) else {
+                refuse(channel, "Too many clients: \(configuration.maxClients) are connected (max_clients)", counting: \.clientsRefused)
+                return false
+            }
+            close(victim, counting: \.clientsEvicted)
+        }
+        return true
+    }
+
+    /// The client to evict among those `included`: the one stalled longest (past `stallGrace`),
+    /// else the one quiet longest (past `quietGrace`); nil when every one is alive.
+    func evictable(now: NIODeadline, where included: (GpsdClient) -> Bool) -> GpsdClient? {
+        let write = TimeAmount.nanoseconds(Int64(configuration.writeTimeout * 1e9))
+        let stall = min(Self.stallGrace, write)
+        var stalled: GpsdClient?, quiet: GpsdClient?
+        for client in clients.values where !client.closing && included(client) {
+            if let since = client.stalledSince {
+                if now - since >= stall, since < stalled?.stalledSince ?? .distantFuture { stalled = client }
+            } else if now - client.lastActive >= Self.quietGrace, client.lastActive < quiet?.lastActive ?? .distantFuture {
+                quiet = client
+            }
+        }
+        return stalled ?? quiet
+    }
+
+    private func refuse(_ channel: Channel, _ message: String, counting reason: WritableKeyPath<GpsdServerCounters, Int>) {
+        statistics.update { $0[keyPath: reason] += 1 }
+        let refusal = GpsdReportWriter.error(message)
+        channel.writeAndFlush(channel.allocator.buffer(bytes: refusal)).whenComplete { _ in channel.close(promise: nil) }
+    }
+}

@@ -14,7 +14,7 @@ import Foundation
 public final class ClientOutbox: @unchecked Sendable {
     public enum Offer: Equatable { case queued, full, closed }
 
-    /// The most one batch takes: the writer copies a batch into one buffer.
+    /// The most one batch takes: the writer hands a batch to NIO in one write.
     static let batchBytes = 16 * 1024
 
     let maxEvents: Int
@@ -121,7 +121,8 @@ public final class ClientOutbox: @unchecked Sendable {
         let batch = Array(queue[head..<end])
         head = end
         if head == queue.count {
-            queue.removeAll(keepingCapacity: true)
+            // A client that once had many waiting does not keep their room.
+            queue.removeAll(keepingCapacity: queue.count <= 64)
             head = 0
         } else if head > 1024, head * 2 > queue.count {
             queue.removeFirst(head)

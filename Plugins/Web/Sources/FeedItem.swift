@@ -1,14 +1,22 @@
 import LocusCore
 import NIOCore
 
-/// One event as the gateway serves it: `{"topic":…,"id":…,"envelope":{…}}`, encoded once and
-/// sent to every client that wants it. `id` is the journal index when the event was journaled
-/// (a client resumes after it), nil for topics the journal does not take.
-public struct FeedItem: Sendable {
+/// One event as the gateway serves it: `{"topic":…,"id":…,"envelope":{…}}`, encoded once as a
+/// Server-Sent Events frame and sent to every client that wants it. `id` is the journal index
+/// when the event was journaled (a client resumes after it), nil for topics the journal does
+/// not take.
+///
+/// A class, and its frame one `ByteBuffer`: every client's outbox holds a reference and every
+/// client's connection is written the same buffer (NIO keeps a reference while the bytes wait
+/// for the socket), so an event costs its bytes once however many clients wait for it, and a
+/// client that does not read costs a reference per event, not a copy.
+public final class FeedItem: Sendable {
     public let id: UInt64?
     public let topic: String
-    /// The JSON object above, on one line.
-    public let json: [UInt8]
+    /// `id: N\n` (when journaled), `data: `, the JSON object above on one line, and `\n\n`.
+    public let frame: ByteBuffer
+    /// Where the JSON object starts in `frame` (it ends 2 bytes before the end).
+    private let jsonStart: Int
 
     public init(id: UInt64?, topic: String, body: [UInt8]) {
         self.id = id
@@ -23,32 +31,30 @@ public struct FeedItem: Sendable {
         // forbids them raw, so a space is the same document.
         w.rawValue(body.map { $0 == 0x0A || $0 == 0x0D ? 0x20 : $0 })
         w.endObject()
-        json = w.bytes
+        let head = (id.map { "id: \($0)\n" } ?? "") + "data: "
+        // Exactly its size: the allocator would round a reserve up to a power of two.
+        var frame = ByteBufferAllocator().buffer(capacity: head.utf8.count + w.bytes.count + 2)
+        frame.writeString(head)
+        jsonStart = frame.writerIndex
+        frame.writeBytes(w.bytes)
+        frame.writeBytes([0x0A, 0x0A])
+        self.frame = frame
     }
 
-    /// Bytes this event takes on the wire, as a Server-Sent Events frame or a WebSocket text
-    /// message (at most a few bytes more than the latter): what a client's `client_buffer`
-    /// counts.
-    public var frameBytes: Int { json.count + (id == nil ? 8 : 33) }
+    /// The JSON object above, on one line (a copy: a WebSocket message, `/state`).
+    public var json: [UInt8] { frame.getBytes(at: jsonStart, length: frame.readableBytes - jsonStart - 2) ?? [] }
 
-    /// Appends the Server-Sent Events frame (as `sseFrame`) to `buffer`.
+    /// Bytes this event takes on the wire, as a Server-Sent Events frame (a WebSocket text
+    /// message takes a little less): what a client's `client_buffer` counts.
+    public var frameBytes: Int { frame.readableBytes }
+
+    /// Appends the Server-Sent Events frame to `buffer` (the history's chunks).
     public func writeSSEFrame(into buffer: inout ByteBuffer) {
-        if let id { buffer.writeString("id: \(id)\n") }
-        buffer.writeString("data: ")
-        buffer.writeBytes(json)
-        buffer.writeBytes([0x0A, 0x0A])
+        buffer.writeImmutableBuffer(frame)
     }
 
     /// The Server-Sent Events frame: `id:` (when journaled) and one `data:` line.
-    public var sseFrame: [UInt8] {
-        var out: [UInt8] = []
-        out.reserveCapacity(json.count + 32)
-        if let id { out += Array("id: \(id)\n".utf8) }
-        out += Array("data: ".utf8)
-        out += json
-        out += [0x0A, 0x0A]
-        return out
-    }
+    public var sseFrame: [UInt8] { Array(frame.readableBytesView) }
 
     /// True if one of `prefixes` starts the topic (nil: every topic).
     func matches(_ prefixes: [String]?) -> Bool { Self.topic(topic, matches: prefixes) }

@@ -25,9 +25,16 @@ struct GuardedHTTPChannel<Base: ServerChildChannel>: ServerChildChannel {
     /// doubles the value) and the rest waits in its bounded outbox.
     static var sendBufferBytes: Int { 64 * 1024 }
 
+    /// NIO's write buffer of each connection: every writer of the gateway waits while more
+    /// than `high` bytes wait there (NIO's default is 64 KiB). Each event waiting is a
+    /// reference to its shared frame plus NIO's and the chunked encoding's bookkeeping (about
+    /// 150 bytes), so a client that does not read holds about 16 KiB / 300 B × 150 B here.
+    static var writeBufferWaterMark: ChannelOptions.Types.WriteBufferWaterMark { .init(low: 8 * 1024, high: 16 * 1024) }
+
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
         do {
             try channel.syncOptions?.setOption(ChannelOptions.socketOption(.so_sndbuf), value: Self.sendBufferBytes)
+            try channel.syncOptions?.setOption(ChannelOptions.writeBufferWaterMark, value: Self.writeBufferWaterMark)
             try channel.pipeline.syncOperations.addHandlers([
                 AddressLimitHandler(table: addresses, counters: counters, linger: limits.linger),
                 WriteStallTimeout(timeout: limits.writeTimeout, counters: counters),

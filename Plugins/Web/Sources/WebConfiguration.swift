@@ -56,6 +56,10 @@ public struct WebConfiguration: DeclaredConfiguration {
              check: .within(1...1_000_000))
     public var maxConnectionsPerAddress: Int = 128
 
+    @Setting("max_streams_per_address", "Event streams (SSE and WebSocket) open at once from one client address; more are answered 503 (streams_refused). Below max_connections_per_address, so that one local user holding streams leaves connections for other local clients' pages and /state (on loopback every local client has the same address).",
+             check: .within(1...1_000_000))
+    public var maxStreamsPerAddress: Int = 32
+
     @Setting("keepalive", "Seconds between SSE comment lines on an idle stream, so proxies and browsers keep it open.",
              check: .above(0, unit: "s"))
     public var keepalive: Double = 15

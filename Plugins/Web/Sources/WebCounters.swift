@@ -29,6 +29,8 @@ public struct WebCounters: ZeroedCounters, Equatable {
     public var idleClosed = 0
     /// Connections refused because their address had max_connections_per_address open: 503, closed.
     public var connectionsRefused = 0
+    /// Event streams refused because their address had max_streams_per_address open: 503.
+    public var streamsRefused = 0
     /// Events that could not be served at the configured precision (a payload that is not an object).
     public var droppedUnreducible = 0
     /// Events a resuming client asked for that the journal no longer holds (retention).

@@ -24,6 +24,8 @@ public final class WebServer: Sendable {
     let onRunning: @Sendable (String) -> Void
     /// Live (the daemon) or a recording (`locus view`), which the page says in its status.
     let mode: PageMode
+    /// Event streams open per client address (`max_streams_per_address`).
+    let streams: AddressConnectionTable
 
     public init(configuration: WebConfiguration, address: HTTPAddress, token: String?, feed: EventFeed,
                 journal: JournalLocation?, logger: Logger, mode: PageMode = .live,
@@ -37,6 +39,23 @@ public final class WebServer: Sendable {
         self.journal = journal
         self.logger = logger
         self.onRunning = onRunning
+        self.streams = AddressConnectionTable(limit: configuration.maxStreamsPerAddress)
+    }
+
+    /// Takes a stream's place in its address's count until `channel` closes; false (counted as
+    /// `streams_refused`) when the address has `max_streams_per_address` open. One address
+    /// holding streams would otherwise hold all of its `max_connections_per_address`, and on
+    /// loopback every local client (another user's browser, a script asking `/state`) has
+    /// that address.
+    func acquireStream(on channel: any Channel) -> Bool {
+        guard let address = channel.remoteAddress?.ipAddress else { return true }
+        guard streams.acquire(address) else {
+            feed.counters.update { $0.streamsRefused += 1 }
+            return false
+        }
+        let streams = self.streams
+        channel.closeFuture.whenComplete { _ in streams.release(address) }
+        return true
     }
 
     /// The page's address (with the token, which the page passes on to its requests).
@@ -130,6 +149,16 @@ public final class WebServer: Sendable {
         case .success(let n): resumeAfter = n
         case .failure(let e): return Self.text(.badRequest, e.description)
         }
+        guard acquireStream(on: channel) else {
+            // And the connection closed: kept alive, it would hold the address's place as well.
+            let text = ByteBuffer(string: "too many event streams from this address (max_streams_per_address \(configuration.maxStreamsPerAddress)); try again later\n")
+            return Response(status: .serviceUnavailable, headers: [.contentType: "text/plain; charset=utf-8", .connection: "close"],
+                            body: ResponseBody { writer in
+                                try await writer.write(text)
+                                try await writer.finish(nil)
+                                channel.close(promise: nil)
+                            })
+        }
         guard let sub = feed.subscribe(topics: topics, withHistory: resumeAfter == nil && query["history"] == "1",
                                        close: { channel.close(promise: nil) }) else {
             return Self.text(.serviceUnavailable, "too many event streams (max_clients \(configuration.maxClients)); try again later")
@@ -202,6 +231,7 @@ public final class WebServer: Sendable {
         let target = QueryItems.split(target: head.path ?? "/")
         guard target.path == "/ws" else { return .dontUpgrade }
         guard authorized(header: head.headerFields[.authorization], query: QueryItems.parse(target.query)) else { return .dontUpgrade }
+        guard acquireStream(on: channel) else { return .dontUpgrade }
         let feed = self.feed
         return .upgrade([:]) { inbound, outbound, _ in
             guard let sub = feed.subscribe(topics: [], withHistory: false, close: { channel.close(promise: nil) }) else {

@@ -303,16 +303,21 @@ final class NATSReader {
     /// costs a second, and the leases must still be renewed in time. The rest wait for the next call.
     private func makeMissingConsumers(_ c: NATSConnection) {
         let deadline = Self.nowMs() + Int64(configuration.leaseTTL * 1000) / 6
-        // What the stream holds, asked once per call (at start every partition needs a consumer).
+        // What the stream holds, asked once per call (at start every partition needs a consumer);
+        // when it does not answer (a leader being elected), partitions with a position wait for
+        // the next call instead of each spending the budget on the same question.
         var stream: (first: UInt64, last: UInt64)?
+        var streamUnanswered = false
         for p in readers.keys.sorted() where readers[p]?.consumer == nil {
             guard Self.nowMs() < deadline else { continue }
             if let after = readers[p]?.lastSequence, after > 0 {
+                guard !streamUnanswered else { continue }
                 do {
                     let held = try stream ?? c.sequences(of: configuration.stream, timeoutMs: 1000)
                     stream = held
                     checkPosition(p, after: after, stream: held)
                 } catch {
+                    streamUnanswered = true
                     counters.update { $0.readRetries += 1 }
                     trouble("\(error)")
                     continue

@@ -55,11 +55,15 @@ services:
     regions:
       - {id: car-park, center: {lat: 45.7702, lon: 14.3564}, radius: 150}
 sinks:
-  - {type: web, id: web, listen: "127.0.0.1:$PORT", max_connections_per_address: 100000}
+  - {type: web, id: web, listen: "127.0.0.1:$PORT", max_connections_per_address: 100000, max_streams_per_address: 100000}
 EOF
 # A binary from before issue 29 does not know max_connections_per_address.
 if ! "$BIN/locus" check "$WORK/config.yaml" >/dev/null 2>&1; then
     sed -i 's/, max_connections_per_address: 100000//' "$WORK/config.yaml"
+fi
+# One from before issue 49 does not know max_streams_per_address.
+if ! "$BIN/locus" check "$WORK/config.yaml" >/dev/null 2>&1; then
+    sed -i 's/, max_streams_per_address: 100000//' "$WORK/config.yaml"
 fi
 
 LOCUS_RUNTIME_DIR="$WORK/run" "$BIN/locus" run "$WORK/config.yaml" >/dev/null 2>"$WORK/stderr" &

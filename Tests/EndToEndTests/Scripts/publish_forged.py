@@ -29,8 +29,15 @@ pub.recv()
 for seq, item in enumerate(sys.argv[2:], start=1):
     topic, producer = item.split(":")
     kind = "status.plugin" if topic.startswith("status.") else ".".join(topic.split(".")[:2])
+    # The payload names what its topic names (the hub refuses an outside payload whose source
+    # or plugin is not its topic's): a forger gets no further by making them differ.
+    payload = PAYLOADS[kind]
+    if kind == "obs.fix":
+        payload = payload.replace('"source":"x"', '"source":"%s"' % topic.split(".")[2])
+    if kind == "status.plugin":
+        payload = payload.replace('"plugin":"walk"', '"plugin":"%s"' % topic.split(".")[1])
     body = '{"type":"%s","version":1,"producer":"%s","seq":%d,"time":"2024-05-17T08:00:00.000Z","payload":%s}' % (
-        kind, producer, seq, PAYLOADS[kind])
+        kind, producer, seq, payload)
     pub.send_multipart([topic.encode(), body.encode()])
     time.sleep(0.05)
 pub.close(linger=2000)

@@ -31,7 +31,7 @@ import Testing
             }
         }
         deinit {
-            _ = umount2(path, MNT_DETACH)
+            _ = umount2(path, Int32(MNT_DETACH))
             try? FileManager.default.removeItem(atPath: path)
         }
 
@@ -135,8 +135,14 @@ import Testing
         #expect(said == ["failed", "running"], "\(sub.stdout)")
         let drops = events.filter { $0.type == "status.drops" }
         #expect(drops.contains { ($0.payload["dropped"] as? [String: Int])?["here.events_lost_to_failed_commit"] != nil }, "\(sub.stdout)")
-        let file = dir + "/status.jsonl"
-        try sub.stdout.write(toFile: file, atomically: true, encoding: .utf8)
+        let stateEvents = events.filter { $0.topic == "status.locus.state" }
+        #expect(stateEvents.allSatisfy { $0.type == "status.plugin" && $0.producer == "locus" && $0.payload["plugin"] as? String == "state"
+                    && $0.payload["kind"] as? String == "hub" && $0.payload["reason"] is String })
+        // tools/validate_messages.py takes `status.<plugin>` topics only, and refuses the
+        // runtime's `status.locus.*` status events (`status.locus.journal` too): the drops only.
+        let file = dir + "/drops.jsonl"
+        try sub.stdout.split(separator: "\n").filter { $0.contains("\"status.locus.drops\"") }.joined(separator: "\n")
+            .write(toFile: file, atomically: true, encoding: .utf8)
         let check = try await runToEnd(E2E.python, [E2E.repoRoot + "/tools/validate_messages.py", file], directory: dir)
         #expect(check.status == 0, "\(check.stdout)\(check.stderr)")
         #expect(await locus.terminate().status == 0)

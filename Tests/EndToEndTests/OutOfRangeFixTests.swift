@@ -2,8 +2,8 @@ import Foundation
 import Testing
 
 /// Fixes with non-finite or off-the-globe coordinates from an outside publisher never reach a
-/// service: the hub refuses numbers beyond any double, the service's subscription counts the
-/// coordinates off the globe.
+/// service: the hub refuses numbers beyond any double (not_json) and coordinates off the globe
+/// (bad_payload: the schema check of outside payloads).
 @Suite(.serialized) struct OutOfRangeFixTests {
     @Test func nonFiniteAndOutOfRangeFixesAreCountedAndNeverReachAService() async throws {
         let dir = E2E.temporaryDirectory()
@@ -47,12 +47,14 @@ import Testing
         let here = try #require(plugins.first { $0["plugin"] as? String == "here" })
         let received = try #require(here["received"] as? [String: Any], "\(here)")
         let dropped = try #require(received["dropped"] as? [String: Any])
-        // Latitude 91 and longitude 181 are JSON the hub forwards and the subscription refuses;
         // ±1e999 is beyond any double, and the hub itself refuses it as not_json, in whatever
-        // layout it comes (issue 29 item 5: the compact form used to pass the hub).
-        #expect(dropped["undecodable"] as? Int == 2, "\(received)")
+        // layout it comes (issue 29 item 5: the compact form used to pass the hub). Latitude 91
+        // and longitude 181 break obs.fix's schema, which the hub checks an outside publisher's
+        // payload against (issue 49 item 5): bad_payload, so the service never sees them.
+        #expect(dropped["undecodable"] as? Int == 0, "\(received)")
         let hub = try #require((reply["result"] as! [String: Any])["hub"] as? [String: Any])
         #expect((hub["dropped"] as? [String: Any])?["not_json"] as? Int == 2, "\(hub)")
+        #expect((hub["dropped"] as? [String: Any])?["bad_payload"] as? Int == 2, "\(hub)")
         // Nothing the service published was refused downstream (before: the sink's bad_payload).
         let archive = try #require(plugins.first { $0["plugin"] as? String == "archive" })
         let archiveDropped = try #require((archive["received"] as? [String: Any])?["dropped"] as? [String: Any], "\(archive)")

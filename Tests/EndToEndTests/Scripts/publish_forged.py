@@ -15,7 +15,8 @@ PAYLOADS = {
     # docs/protocol.md 5.14's example: in-process subscribers decode it, so it must be whole.
     "region.enter": ('{"region":"lake","monitor":"fences","state":"satisfied","previous_state":"unsatisfied",'
                      '"source":"gps0","fix_time":"2024-05-17T08:00:00.000Z","lat":45.75,"lon":14.36,"distance":42.26,'
-                     '"confidence":1,"since":"2024-05-17T08:00:00.000Z","assumed":false,"detected_after_restart":false}'),
+                     '"confidence":1,"since":"2024-05-17T08:00:00.000Z","assumed":false,"detected_after_restart":false,'
+                     '"properties":{}}'),
     "status.plugin": '{"plugin":"walk","kind":"source","plugin_type":"replay","state":"failed","reason":"forged"}',
 }
 

@@ -64,6 +64,27 @@ import Testing
         try await a.task.value
     }
 
+    @Test func aPositionBeforeTheStreamsFirstMessageIsCountedAndReadOnFromTheFirst() async throws {
+        let server = try NATSServer(directory: temporaryPath("nats"))
+        try server.start()
+        let writer = try NATSConnection(NATSConnectionSettings(servers: [server.url], name: "devices"))
+        // Messages older than a second go (retention; the duplicate window may not be longer).
+        try writer.ensureStream(JetStreamStreamSpec(name: "LOCUS_FIXES", subjects: ["locus.fixes.>"], duplicateWindowSeconds: 1, maxAgeSeconds: 1))
+        let bucket = try JetStreamKeyValue(connection: writer, bucket: "locus_group_test")
+        try publish(writer, round: 0)
+        let p = PartitionHash.partition(of: "van0", count: 16)
+        _ = try bucket.create("position.\(p)", PartitionPosition(sequence: 5, epoch: 1).bytes)
+        #expect(await waitUntil(timeout: 10) { (try? writer.sequences(of: "LOCUS_FIXES").first) == 101 })
+        try publish(writer, round: 1)
+        let a = Member("a", server: server) { $0.start = .all }
+        #expect(await waitUntil(timeout: 8) { a.counters.fixesPublished == 100 }, "published \(a.counters.fixesPublished) of 100")
+        #expect(try a.fixes()["van0"] == [1_700_000_001])
+        #expect(a.counters.positionsBeforeStream == 1)
+        #expect(a.counters.positionsPastStream == 0)
+        a.task.cancel()
+        try await a.task.value
+    }
+
     @Test func startNewReadsWhatIsStoredFromWhenTheGroupFirstTakesAPartition() async throws {
         let (server, writer, _) = try setUp()
         try publish(writer, round: 0)  // history: not read with start: new

@@ -21,6 +21,8 @@ final class GpsdClient {
     var partialSince: NIODeadline?
     /// Set when the server decided to close it: nothing more is written.
     var closing = false
+    /// What it has left unread at its end (sampled by the sweep and on admission).
+    var backlog = GpsdPeerBacklog()
 
     init(channel: Channel, address: String, maxRequestBytes: Int, now: NIODeadline) {
         self.channel = channel

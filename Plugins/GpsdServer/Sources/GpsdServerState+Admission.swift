@@ -6,7 +6,8 @@ import NIOCore
 /// bound fired and every newcomer was told `Too many clients`. Now the kernel's share is small
 /// (`GpsdServerSink.sendBufferBytes`), so a non-reader is soon seen stalled; a newcomer to a
 /// full server (or a full address) takes the place of the longest-stalled client, else of the
-/// longest quiet one, and is refused only when every client is alive.
+/// watcher that left the most unread at its end (`GpsdPeerBacklog`), else of the longest quiet
+/// one, and is refused only when every client is alive and reads.
 extension GpsdServerState {
     /// A client that has accepted no byte for this long while bytes wait for it may be evicted
     /// (or for write_timeout, when that is shorter). A reading client accepts a report at once.
@@ -38,19 +39,26 @@ extension GpsdServerState {
     }
 
     /// The client to evict among those `included`: the one stalled longest (past `stallGrace`),
-    /// else the one quiet longest (past `quietGrace`); nil when every one is alive.
+    /// else the watcher that left the most unread at its end (past
+    /// `GpsdPeerBacklog.evictableBytes`: before a non-reader's receive buffer is full nothing
+    /// waits in Locus for it), else the one quiet longest (past `quietGrace`); nil when every
+    /// one is alive and reads.
     func evictable(now: NIODeadline, where included: (GpsdClient) -> Bool) -> GpsdClient? {
         let write = TimeAmount.nanoseconds(Int64(configuration.writeTimeout * 1e9))
         let stall = min(Self.stallGrace, write)
-        var stalled: GpsdClient?, quiet: GpsdClient?
+        var stalled: GpsdClient?, behind: GpsdClient?, quiet: GpsdClient?
         for client in clients.values where !client.closing && included(client) {
+            if client.watch.enable { client.backlog.sample(client.channel) }
             if let since = client.stalledSince {
                 if now - since >= stall, since < stalled?.stalledSince ?? .distantFuture { stalled = client }
+            } else if client.watch.enable, client.backlog.unread > GpsdPeerBacklog.evictableBytes,
+                      client.backlog.unread > behind?.backlog.unread ?? 0 {
+                behind = client
             } else if now - client.lastActive >= Self.quietGrace, client.lastActive < quiet?.lastActive ?? .distantFuture {
                 quiet = client
             }
         }
-        return stalled ?? quiet
+        return stalled ?? behind ?? quiet
     }
 
     private func refuse(_ channel: Channel, _ message: String, counting reason: WritableKeyPath<GpsdServerCounters, Int>) {

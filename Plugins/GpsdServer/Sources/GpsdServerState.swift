@@ -287,6 +287,7 @@ final class GpsdServerState: @unchecked Sendable {
         let request = TimeAmount.nanoseconds(Int64(configuration.requestTimeout * 1e9))
         let idle = TimeAmount.nanoseconds(Int64(configuration.idleTimeout * 1e9))
         for client in Array(clients.values) where !client.closing {
+            if client.watch.enable { client.backlog.sample(client.channel) }
             if client.pendingBytes > 0, now - client.lastWriteProgress > write {
                 close(client, counting: \.writeTimeouts)
             } else if let since = client.partialSince, now - since > request {

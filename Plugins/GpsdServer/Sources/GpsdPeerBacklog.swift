@@ -1,0 +1,48 @@
+import NIOCore
+
+/// What a client has left unread, as far as the kernel lets the server see it (issue 49 item
+/// 1). A watcher that never reads first fills its own receive buffer, and only then does any
+/// byte wait in Locus (`GpsdClient.stalledSince`); meanwhile the window its kernel advertises
+/// shrinks by what it holds unread. So: the largest window this connection ever advertised,
+/// less the one it advertises now, plus what waits unsent in our kernel.
+///
+/// Measured on loopback (Linux 6.18, 16 KiB SO_SNDBUF): a reader's window stays at its largest
+/// (65 536, later 133 120 bytes); a non-reader's falls as it takes bytes, but only once its free
+/// buffer is below the window, and at a receiver's rate (a few KB/s, one report at a time, each
+/// acknowledged at once) that is after some 100 KB unread. Sooner, the kernel tells nothing.
+struct GpsdPeerBacklog {
+    /// Linux's struct tcp_info, read whole: Glibc's struct stops at tcpi_total_retrans (kernel
+    /// 2.6), without the fields used here. The kernel fills what it has (232 bytes on 6.x) and
+    /// NIO zeroes the rest, so an older kernel reads as window 0: no estimate from the window.
+    typealias RawTCPInfo = SIMD64<UInt32>
+    /// Word offsets in linux/tcp.h's struct tcp_info (a stable ABI: fields are only appended).
+    static let notSentWord = 144 / 4   // tcpi_notsent_bytes (Linux 4.6)
+    static let sendWindowWord = 228 / 4   // tcpi_snd_wnd (Linux 5.4)
+
+    /// More than this left unread makes a watcher evictable for a newcomer to a full server:
+    /// some twenty reports. A client that reads each report when it comes leaves about none.
+    static let evictableBytes = 8 * 1024
+
+    /// The largest window the peer advertised so far.
+    private(set) var largestWindow: UInt32 = 0
+    /// The latest estimate of bytes it has not read, in bytes.
+    private(set) var unread = 0
+
+    /// Samples `channel`'s TCP_INFO (on its event loop, where the answer is immediate) and
+    /// updates the estimate; a channel that is not a socket, or a failed call, changes nothing.
+    mutating func sample(_ channel: Channel) {
+        guard channel.eventLoop.inEventLoop, let provider = channel as? SocketOptionProvider else { return }
+        var info: RawTCPInfo?
+        provider.unsafeGetSocketOption(level: .tcp, name: .tcp_info).assumeIsolated().whenSuccess { (value: RawTCPInfo) in
+            info = value
+        }
+        guard let info else { return }
+        update(window: info[Self.sendWindowWord], notSent: info[Self.notSentWord])
+    }
+
+    /// The estimate from one sample: the window's fall from its largest, plus our unsent bytes.
+    mutating func update(window: UInt32, notSent: UInt32) {
+        largestWindow = max(largestWindow, window)
+        unread = Int(largestWindow - window) + Int(notSent)
+    }
+}

@@ -13,8 +13,9 @@ public struct GpsdServerCounters: ZeroedCounters, Equatable {
     /// of those could be evicted.
     public var clientsRefusedPerAddress = 0
     /// Clients closed to make room for a new one (the server or its address was full): the
-    /// longest-stalled (accepted no byte for a second while reports waited), else the longest
-    /// quiet (no byte accepted and no request for 10 s).
+    /// longest-stalled (accepted no byte for a second while reports waited), else the watcher
+    /// that left the most unread at its end (over 8 KiB by its advertised TCP window), else the
+    /// longest quiet (no byte accepted and no request for 10 s).
     public var clientsEvicted = 0
     /// Clients watching now (`?WATCH={"enable":true}`).
     public var clientsWatching = 0

@@ -14,7 +14,7 @@ public struct GpsdServerCounters: ZeroedCounters, Equatable {
     public var clientsRefusedPerAddress = 0
     /// Clients closed to make room for a new one (the server or its address was full): the
     /// longest-stalled (accepted no byte for a second while reports waited), else the watcher
-    /// that left the most unread at its end (over 8 KiB by its advertised TCP window), else the
+    /// that left the most unread at its end (over 4 KiB by its advertised TCP window), else the
     /// longest quiet (no byte accepted and no request for 10 s).
     public var clientsEvicted = 0
     /// Clients watching now (`?WATCH={"enable":true}`).

@@ -15,7 +15,9 @@ struct GpsdServerUnreadTests {
 
     /// Eight watchers (max_clients) from eight addresses that never read, for a second and a
     /// half of reports: their kernels still take every byte, so none is stalled; a reader
-    /// gets in all the same, by evicting one.
+    /// gets in all the same, by evicting one. 200 reports a second, so that the windows fall
+    /// within the test (at a receiver's 1 Hz they fall 4 KiB in about 30 s:
+    /// bench/gpsd-flood-soak.sh; at 20 a second, for 8 s, they did not fall at all).
     @Test func aReaderGetsInBeforeAnyNonReaderStalls() async throws {
         let server = try await RunningGpsdServer(settings: ["max_clients": 8, "write_timeout": 60, "client_buffer": 8_388_608])
         defer { Task { await server.stop() } }
@@ -69,5 +71,21 @@ struct GpsdServerUnreadTests {
         #expect(await waitUntil(timeout: 5) { counts.withLock { $0.count } == 8 })
         let tpvs = counts.withLock { $0 }
         #expect(tpvs.allSatisfy { $0 > 100 }, "\(tpvs)")
+    }
+
+    /// The estimate: the window's fall from its largest (it grows as the peer's buffer tunes,
+    /// which is not a fall), plus our unsent bytes; a kernel without tcpi_snd_wnd reads 0.
+    @Test func theEstimateIsTheWindowsFallPlusWhatWeHaveNotSent() {
+        var b = GpsdPeerBacklog()
+        b.update(window: 65_536, notSent: 0)
+        b.update(window: 82_944, notSent: 0)
+        #expect(b.unread == 0)
+        b.update(window: 78_848, notSent: 0)
+        #expect(b.unread == 4_096)
+        b.update(window: 0, notSent: 26_176)
+        #expect(b.unread == 82_944 + 26_176)
+        var old = GpsdPeerBacklog()
+        old.update(window: 0, notSent: 500)
+        #expect(old.unread == 500)
     }
 }

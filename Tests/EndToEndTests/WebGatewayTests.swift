@@ -237,7 +237,7 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let port = try MetricsTests.freePort()
         let locus = try await Self.start(dir, Self.config(dir, port: port, replay: "speed: 600, start_delay: 8",
-                                                          web: ", max_connections_per_address: 1100"))
+                                                          web: ", max_connections_per_address: 1100, max_streams_per_address: 1100"))
         defer { locus.kill9() }
         // The walk gives this many region and visit events (the golden replay says so too).
         let replay = try await runToEnd(E2E.binary, ["replay", E2E.repoRoot + "/data/recordings/cerknica-walk.jsonl", "--config", dir + "/config.yaml"],

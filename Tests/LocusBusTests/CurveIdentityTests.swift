@@ -45,7 +45,7 @@ import Testing
         let (hub, subscriber, alice, plain) = (setup.hub, setup.subscriber, setup.alice, setup.plain)
 
         func forged(_ i: Int, producer: String, via: String) -> [UInt8] {
-            Samples.fixBody(i, producer: producer).withUnsafeBytes { EnvelopeVia.adding(via, to: $0) }!
+            Samples.fixBody(i, producer: producer, source: "phone").withUnsafeBytes { EnvelopeVia.adding(via, to: $0) }!
         }
         // Publish for up to 3 s (CURVE handshake, slow joiners) until both have been heard.
         var via: [String: Set<String>] = [:]  // producer -> via values seen ("-" for none)
@@ -53,9 +53,9 @@ import Testing
         var i = 0
         while Date() < deadline && (via["alice-phone"] == nil || via["plain-phone"] == nil) {
             i += 1
-            _ = try alice.send(topic: "obs.fix.phone", body: Samples.fixBody(i, producer: "alice-phone"))
+            _ = try alice.send(topic: "obs.fix.phone", body: Samples.fixBody(i, producer: "alice-phone", source: "phone"))
             _ = try alice.send(topic: "obs.fix.phone", body: forged(i, producer: "alice-forged", via: "bob"))
-            _ = try plain.send(topic: "obs.fix.phone", body: Samples.fixBody(i, producer: "plain-phone"))
+            _ = try plain.send(topic: "obs.fix.phone", body: Samples.fixBody(i, producer: "plain-phone", source: "phone"))
             _ = try plain.send(topic: "obs.fix.phone", body: forged(i, producer: "plain-forged", via: "alice"))
             usleep(20_000)
             while let frames = try subscriber.receiveMultipart(dontWait: true) {
@@ -73,7 +73,7 @@ import Testing
     /// `via` stamp is refused as `too_large`, the same body over plaintext passes untouched, and
     /// a shorter one over CURVE passes stamped.
     @Test func theViaStampNeverTakesABodyOverTheLimit() throws {
-        let full = Samples.fixBody(1, producer: "full-xxxxxxxxxxxxxxxxxxxxxxxxx"), short = Samples.fixBody(1, producer: "short")
+        let full = Samples.fixBody(1, producer: "full-xxxxxxxxxxxxxxxxxxxxxxxxx", source: "phone"), short = Samples.fixBody(1, producer: "short", source: "phone")
         #expect(short.count + #","via":"alice""#.utf8.count < full.count)
         let setup = try CurveIngestSetup { $0.limits.maxMessageBytes = full.count }
         defer { setup.close() }

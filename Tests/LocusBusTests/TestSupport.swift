@@ -78,8 +78,8 @@ enum Samples {
     /// A valid envelope as Locus writes it.
     /// The fix's source is the producer: a topic obs.fix.<producer> then names whose it is, as
     /// the hub requires of outside publishers.
-    static func fixBody(_ i: Int, producer: String = "gps0") -> [UInt8] {
-        EnvelopeCodec.encode(fix(i, source: producer), producer: producer, seq: UInt64(i), time: time.adding(seconds: Double(i)))
+    static func fixBody(_ i: Int, producer: String = "gps0", source: String? = nil) -> [UInt8] {
+        EnvelopeCodec.encode(fix(i, source: source ?? producer), producer: producer, seq: UInt64(i), time: time.adding(seconds: Double(i)))
     }
 
     static func bytes(_ s: String) -> [UInt8] { Array(s.utf8) }

@@ -2,7 +2,8 @@ import LocusBus
 import LocusCore
 
 /// libFuzzer's per-input callback: the input as the body of a message on the hub's ingest
-/// socket (docs/protocol.md 4), through the hub's validator with payload decoding on, and
+/// socket (docs/protocol.md 4), through the hub's validator with payload decoding on and its
+/// schema check of outside payloads, and
 /// through the precision reduction of a restricted publish endpoint (docs/security.md).
 /// Invariants: for a body the validator accepts, `EnvelopeOrigin` reads the producer and seq
 /// `EnvelopeCodec.decode` reads (or neither reads the body); and,
@@ -19,6 +20,11 @@ public func fuzz(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     _ = EnvelopeVia.isPresent(in: body)
     let accepted = topic.withUnsafeBytes { validator.check(topic: $0, body: body) } == nil
     if accepted {
+        // An outside publisher's message the envelope check passed goes on to the schema check
+        // (PayloadSchema, PayloadPattern: outside strings into a pattern automaton), on the
+        // type's own topic family and beside it: any verdict, never a trap.
+        _ = topic.withUnsafeBytes { validator.checkOutside(topic: $0, body: body) }
+        _ = Array("obs.nmea.gps0".utf8).withUnsafeBytes { validator.checkOutside(topic: $0, body: body) }
         // The hub's reserved-producer check and the catch-up scan read producers this way.
         let decoded = try? EnvelopeCodec.decode(UnsafeBufferPointer(start: data, count: size), registry: .core)
         // Where EnvelopeOrigin cannot read it, neither can Locus's decoder (the hub then refuses

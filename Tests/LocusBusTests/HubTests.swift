@@ -32,17 +32,7 @@ struct HubTests {
         // The in-process publisher, and an external raw PUB over ipc.
         let outlet = try SocketOutlet(context: context, highWaterMark: 0, logger: quietLogger)
         #expect(outlet.waitUntilReady(timeout: 5))
-        let pub = try ZMQSocket(context: context, type: .pub)
-        try pub.setOption(.linger(milliseconds: 1000))
-        try pub.connect(dir.endpoint("ingest.sock"))
-        // A PUB cannot see the hub's subscription arrive: probe until a probe comes through.
-        var probed = false
-        for i in 0..<500 where !probed {
-            try pub.send(topic: "test.probe", body: Samples.fixBody(i))
-            probed = try sub.receiveMultipart(timeoutMilliseconds: 10) != nil
-        }
-        #expect(probed)
-        while try sub.receiveMultipart(timeoutMilliseconds: 50) != nil {} // stray probes
+        let pub = try #require(try probedOutsidePublisher(context, ingest: dir.endpoint("ingest.sock"), heardBy: sub, probeTopic: "test.probe"))
 
         for i in 1...3 { outlet.send(topic: "obs.fix.a", body: Samples.fixBody(i, producer: "a")) }
         try pub.send(topic: "obs.fix.b", body: Samples.fixBody(1, producer: "b"))

@@ -30,16 +30,8 @@ struct OutsidePayloadSchemaTests {
         #expect(hub.waitForSubscriber(token: token, timeout: 5))
         let outlet = try SocketOutlet(context: context, highWaterMark: 0, logger: quietLogger)
         #expect(outlet.waitUntilReady(timeout: 5))
-        let pub = try ZMQSocket(context: context, type: .pub)
-        try pub.setOption(.linger(milliseconds: 1000))
-        try pub.connect(dir.endpoint("ingest.sock"))
-        var probed = false
-        for i in 0..<500 where !probed {
-            try pub.send(topic: "obs.probe", body: Samples.fixBody(i))
-            probed = try sub.receiveMultipart(timeoutMilliseconds: 10) != nil
-        }
-        #expect(probed)
-        while try sub.receiveMultipart(timeoutMilliseconds: 50) != nil {}
+        // obs.fix on obs.probe: a topic outside the type's family names no source.
+        let pub = try #require(try probedOutsidePublisher(context, ingest: dir.endpoint("ingest.sock"), heardBy: sub, probeTopic: "obs.probe"))
 
         let forged = "$GPGGA,1*00\r\n{\"class\":\"TPV\",\"device\":\"gps0\",\"mode\":3,\"lat\":0.0,\"lon\":0.0}\r\n{\"class\":\"DEVICE\",\"path\":\"/dev/evil\"}"
         try pub.send(topic: "obs.nmea.gps0", body: Self.nmea(forged, seq: 1))

@@ -105,3 +105,20 @@ func onThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async thr
         thread.start()
     }
 }
+
+/// An outside PUB connected to the hub's ingest `endpoint`, returned once `sub` has received one
+/// of its probes on `probeTopic` (a PUB cannot see the hub's subscription arrive), stray probes
+/// drained; nil if none came through.
+func probedOutsidePublisher(_ context: ZMQContext, ingest endpoint: String, heardBy sub: ZMQSocket, probeTopic: String) throws -> ZMQSocket? {
+    let pub = try ZMQSocket(context: context, type: .pub)
+    try pub.setOption(.linger(milliseconds: 1000))
+    try pub.connect(endpoint)
+    var probed = false
+    for i in 0..<500 where !probed {
+        try pub.send(topic: probeTopic, body: Samples.fixBody(i))
+        probed = try sub.receiveMultipart(timeoutMilliseconds: 10) != nil
+    }
+    guard probed else { pub.close(); return nil }
+    while try sub.receiveMultipart(timeoutMilliseconds: 50) != nil {}
+    return pub
+}

@@ -145,7 +145,7 @@ final class PayloadSchemaNode: Sendable {
         if let types, !types.contains(where: { Self.matches(value, $0) }) {
             return "\(path) must be \(types.map(\.rawValue).joined(separator: " or "))"
         }
-        if let allowed, !allowed.contains(where: { Self.same($0, value) }) {
+        if let allowed, !allowed.contains(value) {
             return allowed.count == 1 ? "\(path) must be \(Self.text(allowed[0]))"
                 : "\(path) must be one of \(allowed.map(Self.text).joined(separator: ", "))"
         }
@@ -217,9 +217,6 @@ final class PayloadSchemaNode: Sendable {
         default: false
         }
     }
-
-    /// JSON equality: 1 and 1.0 are the same number.
-    static func same(_ a: JSONValue, _ b: JSONValue) -> Bool { a == b }
 
     static func text(_ v: JSONValue) -> String { String(decoding: v.encoded(), as: UTF8.self) }
 }

@@ -5,15 +5,7 @@ public struct PayloadSchemas: Sendable {
 
     /// Locus's own schemas, compiled once per process. A schema that does not compile is a
     /// build defect: the unit tests compile every one.
-    public static let locus: PayloadSchemas = {
-        var byType: [String: PayloadSchema] = [:]
-        for (type, text) in texts {
-            if let json = try? JSONValue.read(Array(text.utf8)), let schema = try? PayloadSchema(json: json) {
-                byType[type] = schema
-            }
-        }
-        return PayloadSchemas(byType: byType)
-    }()
+    public static let locus = PayloadSchemas(byType: compileAll().compactMapValues { try? $0.get() })
 
     init(byType: [String: PayloadSchema]) {
         self.byType = byType

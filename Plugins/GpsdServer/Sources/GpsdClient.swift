@@ -23,6 +23,8 @@ final class GpsdClient {
     var closing = false
     /// What it has left unread at its end (sampled by the sweep and on admission).
     var backlog = GpsdPeerBacklog()
+    /// When it connected: the oldest unproven watcher is the last to be evicted for a newcomer.
+    let connectedAt: NIODeadline
 
     init(channel: Channel, address: String, maxRequestBytes: Int, now: NIODeadline) {
         self.channel = channel
@@ -30,6 +32,7 @@ final class GpsdClient {
         parser = GpsdRequestParser(maxRequestBytes: maxRequestBytes)
         lastWriteProgress = now
         lastRequest = now
+        connectedAt = now
     }
 
     /// Since when the client has accepted no byte while bytes wait for it; nil while it keeps up.

@@ -18,6 +18,7 @@ struct GpsdPeerBacklog {
     typealias RawTCPInfo = SIMD64<UInt32>
     /// Word offsets in linux/tcp.h's struct tcp_info (a stable ABI: fields are only appended).
     static let notSentWord = 144 / 4   // tcpi_notsent_bytes (Linux 4.6)
+    static let bytesAckedWord = 120 / 4   // tcpi_bytes_acked, a little-endian UInt64 (Linux 4.1)
     static let sendWindowWord = 228 / 4   // tcpi_snd_wnd (Linux 5.4)
 
     /// More than this left unread makes a watcher evictable for a newcomer to a full server:
@@ -25,10 +26,28 @@ struct GpsdPeerBacklog {
     /// stays at its largest).
     static let evictableBytes = 4 * 1024
 
+    /// The least a watcher must have taken before it counts as a reader (`proven`), whatever
+    /// its window: more than Linux's default receive buffer (tcp_rmem's 128 KiB) holds.
+    static let leastProofBytes: UInt64 = 160 * 1024
+
     /// The largest window the peer advertised so far.
     private(set) var largestWindow: UInt32 = 0
     /// The latest estimate of bytes it has not read, in bytes.
     private(set) var unread = 0
+    /// Bytes its kernel has acknowledged since it connected.
+    private(set) var acknowledged: UInt64 = 0
+
+    /// Whether the peer has shown that it reads: its kernel acknowledged more than it could
+    /// hold unread and it leaves about nothing unread now. A receive buffer holds at most about
+    /// twice the window it advertises (Linux advertises a share of the buffer, half by
+    /// default), and our send buffer holds the rest; so a non-reader, whatever SO_RCVBUF it
+    /// set, is not proven before its window falls, which makes it `unread`-evictable anyway.
+    /// Until then a client is evictable as the oldest unproven watcher, the last resort that
+    /// lets a newcomer in during the first minutes of a flood, when the kernel tells nothing.
+    var proven: Bool {
+        let capacity = 2 * UInt64(largestWindow) + UInt64(GpsdServerSink.sendBufferBytes)
+        return acknowledged > max(capacity, Self.leastProofBytes) && unread <= Self.evictableBytes
+    }
 
     /// Samples `channel`'s TCP_INFO (on its event loop, where the answer is immediate) and
     /// updates the estimate; a channel that is not a socket, or a failed call, changes nothing.
@@ -39,12 +58,14 @@ struct GpsdPeerBacklog {
             info = value
         }
         guard let info else { return }
-        update(window: info[Self.sendWindowWord], notSent: info[Self.notSentWord])
+        let acked = UInt64(info[Self.bytesAckedWord]) | UInt64(info[Self.bytesAckedWord + 1]) << 32
+        update(window: info[Self.sendWindowWord], notSent: info[Self.notSentWord], acknowledged: acked)
     }
 
     /// The estimate from one sample: the window's fall from its largest, plus our unsent bytes.
-    mutating func update(window: UInt32, notSent: UInt32) {
+    mutating func update(window: UInt32, notSent: UInt32, acknowledged: UInt64 = 0) {
         largestWindow = max(largestWindow, window)
         unread = Int(largestWindow - window) + Int(notSent)
+        self.acknowledged = max(self.acknowledged, acknowledged)
     }
 }

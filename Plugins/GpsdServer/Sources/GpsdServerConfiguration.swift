@@ -33,11 +33,11 @@ public struct GpsdServerConfiguration: DeclaredConfiguration {
              check: .within(1...100_000))
     public var maxDevices: Int = 256
 
-    @Setting("max_clients", "Clients connected at once. When full, a new client takes the place of the longest-stalled one (accepted no byte for a second while reports waited) or else of the longest quiet one (no byte accepted and no request for 10 s): clients_evicted; when there is none, it is sent an ERROR and closed (clients_refused).",
+    @Setting("max_clients", "Clients connected at once. When full, a new client takes the place of the longest-stalled one (accepted no byte for a second while reports waited), else of the watcher that left the most unread (over 4 KiB), else of the longest quiet one (no byte accepted and no request for 10 s), else of the oldest watcher that has not yet shown it reads (taken less than twice its TCP window): clients_evicted; when every client has shown it reads, the new one is sent an ERROR and closed (clients_refused).",
              check: .within(1...10_000))
     public var maxClients: Int = 64
 
-    @Setting("max_clients_per_address", "Clients connected at once from one address (all local programs share 127.0.0.1). One more from that address takes the place of its longest-stalled or quiet client as under max_clients, or is sent an ERROR and closed (clients_refused_per_address).",
+    @Setting("max_clients_per_address", "Clients connected at once from one address (all local programs share 127.0.0.1). One more from that address takes the place of one of that address's clients by the same rules as under max_clients, or is sent an ERROR and closed (clients_refused_per_address).",
              check: .within(1...10_000))
     public var maxClientsPerAddress: Int = 32
 

@@ -41,14 +41,55 @@ struct GpsdServerUnreadTests {
         withExtendedLifetime(idle) {}
     }
 
-    /// Eight watchers that read every report at once: a newcomer is refused, none is evicted.
-    @Test func aNewcomerNeverEvictsPromptReaders() async throws {
+    /// A flood at a receiver's pace, the first seconds: eight watchers (max_clients) that never
+    /// read, four of them from 127.0.0.1 (max_clients_per_address 4), at 20 reports a second,
+    /// so no window has fallen and none is stalled or quiet. A reader from 127.0.0.1 gets in at
+    /// once all the same, in the place of the oldest watcher of its address, and one from
+    /// another address in the place of the oldest watcher overall; neither newcomer is evicted
+    /// by the other (bench/gpsd-flood-soak.sh: at 1 Hz a gpspipe used to be refused for ~30 s).
+    @Test func aNewcomerTakesTheOldestUnprovenPlaceWhenNothingElseIsEvictable() async throws {
+        let server = try await RunningGpsdServer(settings: ["max_clients": 8, "max_clients_per_address": 4, "write_timeout": 60,
+                                                            "client_buffer": 8_388_608])
+        defer { Task { await server.stop() } }
+        let feeder = GpsdServerFloodTests.feed(server, rate: 20)
+        defer { feeder.cancel() }
+        var idle: [LineClient] = []
+        for i in 0..<8 {
+            let c = try LineClient(port: server.port, from: i < 4 ? "127.0.0.1" : "127.0.0.\(i)")
+            c.send(Self.watch)
+            idle.append(c)
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        #expect(await waitUntil(timeout: 5) { server.counters.clientsWatching == 8 })
+        try await Task.sleep(for: .milliseconds(1200))
+        let local = try LineClient(port: server.port, from: "127.0.0.1")
+        let greeting = local.report()
+        #expect(greeting?["class"] as? String == "VERSION", "\(String(describing: greeting))")
+        local.send(Self.watch)
+        #expect(local.next("TPV", timeout: 3) != nil)
+        #expect(idle[0].closedByServer(timeout: 2), "the oldest watcher of 127.0.0.1 gives its place")
+        try await Task.sleep(for: .milliseconds(1100))
+        let remote = try LineClient(port: server.port, from: "127.0.0.20")
+        #expect(remote.report()?["class"] as? String == "VERSION")
+        remote.send(Self.watch)
+        #expect(remote.next("TPV", timeout: 3) != nil)
+        #expect(idle[1].closedByServer(timeout: 2), "then the oldest watcher overall")
+        #expect(local.next("TPV", timeout: 3) != nil)
+        #expect(server.count("clients_evicted") == 2)
+        #expect(server.counters.clientsRefused == 0 && server.counters.clientsRefusedPerAddress == 0)
+        withExtendedLifetime(idle) {}
+    }
+
+    /// Eight watchers that read every report at once and have taken more than their kernels
+    /// could hold unread: a newcomer is refused, none is evicted.
+    @Test func aNewcomerNeverEvictsProvenReaders() async throws {
         let server = try await RunningGpsdServer(settings: ["max_clients": 8, "write_timeout": 60])
         defer { Task { await server.stop() } }
-        let feeder = GpsdServerFloodTests.feed(server, rate: 200)
+        let feeder = GpsdServerFloodTests.feed(server, rate: 1000)
         defer { feeder.cancel() }
         // Threads, not tasks: a blocking reader must not hold one of the few pool threads.
-        let stop = Date().addingTimeInterval(4)
+        let stop = Mutex(false)
+        let taken = Mutex([Int](repeating: 0, count: 8))
         let counts = Mutex([Int]())
         let port = server.port
         for i in 0..<8 {
@@ -56,18 +97,23 @@ struct GpsdServerUnreadTests {
                 var tpvs = 0
                 if let c = try? LineClient(port: port, from: "127.0.0.\(2 + i)") {
                     c.send(Self.watch)
-                    while Date() < stop, let r = c.report(timeout: 1) { if r["class"] as? String == "TPV" { tpvs += 1 } }
+                    while !stop.withLock({ $0 }), let l = c.line(timeout: 1) {
+                        taken.withLock { $0[i] += l.utf8.count + 2 }
+                        if l.contains("\"class\":\"TPV\"") { tpvs += 1 }
+                    }
                 }
                 counts.withLock { $0.append(tpvs) }
             }
         }
         #expect(await waitUntil(timeout: 5) { server.counters.clientsWatching == 8 })
-        try await Task.sleep(for: .milliseconds(1500))
+        // Proven: more than twice the largest window (133,120 bytes on loopback) plus 16 KiB.
+        #expect(await waitUntil(timeout: 20) { taken.withLock { $0.allSatisfy { $0 > 400_000 } } }, "\(taken.withLock { $0 })")
         let late = try LineClient(port: server.port)
         let answer = late.report()
         #expect(answer?["class"] as? String == "ERROR", "\(String(describing: answer))")
         #expect(server.count("clients_evicted") == 0)
         #expect(server.counters.clientsRefused == 1)
+        stop.withLock { $0 = true }
         #expect(await waitUntil(timeout: 5) { counts.withLock { $0.count } == 8 })
         let tpvs = counts.withLock { $0 }
         #expect(tpvs.allSatisfy { $0 > 100 }, "\(tpvs)")
@@ -87,5 +133,21 @@ struct GpsdServerUnreadTests {
         var old = GpsdPeerBacklog()
         old.update(window: 0, notSent: 500)
         #expect(old.unread == 500)
+    }
+
+    /// Proven a reader: acknowledged more than twice its largest window plus our send buffer
+    /// (160 KiB at least), and leaving no more than a few reports unread now.
+    @Test func aReaderIsProvenOnceItTookMoreThanItsKernelCouldHold() {
+        var b = GpsdPeerBacklog()
+        b.update(window: 65_536, notSent: 0, acknowledged: 150_000)
+        #expect(!b.proven)
+        b.update(window: 65_536, notSent: 0, acknowledged: 170_000)
+        #expect(b.proven)
+        b.update(window: 133_120, notSent: 0, acknowledged: 200_000)
+        #expect(!b.proven, "a larger window means a larger buffer that could hold it all")
+        b.update(window: 133_120, notSent: 0, acknowledged: 290_000)
+        #expect(b.proven)
+        b.update(window: 120_000, notSent: 0, acknowledged: 900_000)
+        #expect(!b.proven, "13 KB unread now")
     }
 }

@@ -62,15 +62,12 @@ build:
 ## Debian's hardening flags do for C daemons).
 ## The binary: .build-release/release/locus.
 ## tools/release-order.sh builds with RELEASE_ORDER= (the same objects, linked without the order).
-## `locus --version` names the commit and build date: tools/build-info.sh writes them into a
-## header in BUILD_INFO, which Sources/CLocusBuildInfo includes (a new commit recompiles one C
-## file, not every module as a -D flag would). SOURCE_DATE_EPOCH, if set, is the build date.
+## `locus --version` names the commit and build date, as every build does (the build-tool plugin
+## Sources/LocusBuildInfoPlugin runs tools/build-info.sh). SOURCE_DATE_EPOCH, if set, is the build date.
 RELEASE_ORDER := -Xlinker --symbol-ordering-file=$(CURDIR)/tools/release.order -Xlinker --no-warn-symbol-ordering
-BUILD_INFO := $(CURDIR)/.build-release/build-info
 release:
-	sh tools/build-info.sh $(BUILD_INFO)
 	$(SWIFT) build --scratch-path .build-release -c release --static-swift-stdlib --product locus -Xswiftc -use-ld=lld \
-		-Xswiftc -Xfrontend -Xswiftc -function-sections -Xcc -I$(BUILD_INFO) \
+		-Xswiftc -Xfrontend -Xswiftc -function-sections \
 		-Xlinker -z -Xlinker pack-relative-relocs -Xlinker -z -Xlinker now -Xlinker --no-export-dynamic $(RELEASE_ORDER)
 
 ## The Debian package locus_<version>_<arch>.deb (and locus-dbgsym_…) in the checkout: debian/rules

@@ -1,4 +1,5 @@
 // swift-tools-version:6.0
+// SPDX-License-Identifier: Apache-2.0
 import Foundation
 import PackageDescription
 
@@ -87,8 +88,10 @@ let package = Package(
         // libnats's API (headers from Debian's libnats-dev), opened the same way on first use: only
         // a configuration with NATS loads it.
         .target(name: "CNATS"),
-        // The commit and build date `locus --version` prints, from a header `make release` writes.
-        .target(name: "CLocusBuildInfo"),
+        // The commit and build date `locus --version` prints, in every build: the plugin runs
+        // tools/build-info.sh before each build, which writes them into a generated source.
+        .plugin(name: "LocusBuildInfoPlugin", capability: .buildTool(), path: "Sources/LocusBuildInfoPlugin"),
+        .target(name: "LocusBuildInfo", plugins: ["LocusBuildInfoPlugin"]),
         // Header-only: prctl and pipe2 for the exec plugin's process groups.
         .systemLibrary(name: "CProcessControl"),
         .systemLibrary(
@@ -135,7 +138,7 @@ let package = Package(
             name: "LocusCommandLine",
             dependencies: [
                 "LocusCore", "LocusBus", "LocusRuntime", "LocusStore", "LocusPlugins", "LocusConsolePlugin", "LocusFormats", "LocusBLE",
-                "LocusWebPlugin", "LocusRegionPlugin", "CLocusBuildInfo",
+                "LocusWebPlugin", "LocusRegionPlugin", "LocusBuildInfo",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]

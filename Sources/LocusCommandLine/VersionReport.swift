@@ -1,9 +1,9 @@
-import CLocusBuildInfo
+import LocusBuildInfo
 import LocusCore
 
 /// What `locus --version` prints (issue 34 item 4). The release version is
-/// `LocusCommand.version`; the commit and build date come from the build (`make release`,
-/// Sources/CLocusBuildInfo), "unknown" in any other build.
+/// `LocusCommand.version`; the commit and build date come from the build (Sources/LocusBuildInfo:
+/// every build knows them; "unknown" only when the sources were not a git checkout).
 struct VersionReport {
     var version: String
     var commit: String
@@ -13,8 +13,8 @@ struct VersionReport {
     var registry: PayloadRegistry
 
     static var current: VersionReport {
-        VersionReport(version: LocusCommand.version, commit: String(cString: locus_build_commit()),
-                      buildDate: String(cString: locus_build_date()), registry: ActivePlugins.payloadRegistry)
+        VersionReport(version: LocusCommand.version, commit: BuildInfo.commit,
+                      buildDate: BuildInfo.buildDate, registry: ActivePlugins.payloadRegistry)
     }
 
     /// `locus 0.1.0 (commit abc1234, built 2026-11-28)`.

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import Yams
 @testable import LocusRuntime
+import LocusCore
 
 /// `NodeDecoder` replaced Yams' `YAMLDecoder` for plugin and hub settings (issue 14: it never
 /// compiles Yams' resolver regexes). Differential: every document here decodes to the same value,
@@ -101,5 +102,22 @@ import Yams
         let wrong = try Self.prepared(Self.documents[11])
         let failure = Self.outcome { try NodeDecoder().decode(Settings.self, from: wrong) }
         #expect(failure == .failure(kind: "typeMismatch Double", path: "fences.[0].radius"))
+    }
+
+    /// `JSONValue` (free-form settings: a region's geometry and properties) is handed over whole
+    /// by this decoder instead of guessed type by type (each wrong guess a thrown error); it
+    /// must be the value the guessing gives through Yams' decoder, for every document.
+    @Test func aJSONValueIsWhatGuessingTypeByTypeGives() throws {
+        let extra = ["a: [1, -2.5, .inf, 0x10, yes, off, ~, 'text', \"1\", [], {}]\nb: {c: {d: [null, true]}}\n", "plain\n", "- 3\n- x\n"]
+        for text in Self.documents + extra {
+            let root = try Self.prepared(text)
+            let ours = try NodeDecoder().decode(JSONValue.self, from: root)
+            let yams = try YAMLDecoder().decode(JSONValue.self, from: root)
+            #expect(ours == yams, "\(text)")
+        }
+        let root = try Self.prepared(extra[0])
+        let value = try NodeDecoder().decode(JSONValue.self, from: root)
+        #expect(value["b"] == .object(["c": .object(["d": .array([.null, .bool(true)])])]))
+        #expect(value["a"].map { if case .array(let a) = $0 { a.count } else { 0 } } == 11)
     }
 }

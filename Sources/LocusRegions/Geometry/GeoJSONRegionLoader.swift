@@ -22,7 +22,9 @@ public enum GeoJSONRegionLoader {
     /// - Throws: `RegionGeometryError` for the first bad feature, with its index and id.
     public static func parse(_ data: Data) throws -> [RegionDefinition] {
         let document: JSONValue
-        do { document = try JSONDecoder().decode(JSONValue.self, from: data) } catch {
+        // The hand-written reader, not Foundation's decoder: this runs at every start and
+        // restore of a region service, and JSONDecoder guesses each value's type by throwing.
+        do { document = try JSONValue.read([UInt8](data)) } catch {
             throw RegionGeometryError(.invalidGeoJSON, "not valid JSON: \(error)")
         }
         guard document["type"]?.stringValue == "FeatureCollection", case .array(let features)? = document["features"] else {

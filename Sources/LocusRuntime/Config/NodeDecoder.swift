@@ -1,4 +1,5 @@
 import Foundation
+import LocusCore
 import Yams
 
 /// A `Decoder` over a parsed config node: how plugins and the hub block read their settings.
@@ -18,7 +19,7 @@ struct NodeDecoder {
     }
 }
 
-private struct NodeValueDecoder: Decoder, SingleValueDecodingContainer {
+private struct NodeValueDecoder: Decoder, SingleValueDecodingContainer, JSONValueProvidingDecoder {
     let node: Node
     let userInfo: [CodingUserInfoKey: Any]
     let codingPath: [any CodingKey]
@@ -52,6 +53,31 @@ private struct NodeValueDecoder: Decoder, SingleValueDecodingContainer {
         guard case .scalar(let scalar) = node else { throw mismatch(Node.Scalar.self) }
         guard let value = scalarType.construct(from: scalar) as? T else { throw mismatch(type) }
         return value
+    }
+
+    /// The node as a `JSONValue`, as trying Bool, Double, String, array and object in turn
+    /// would give it, without a thrown error per wrong guess.
+    func decodeJSONValue() throws -> JSONValue {
+        switch node {
+        case .scalar(let scalar):
+            if node.isNull { return .null }
+            if let b = Bool.construct(from: scalar) { return .bool(b) }
+            if let d = Double.construct(from: scalar) { return .number(d) }
+            return .string(String.construct(from: scalar) ?? scalar.string)
+        case .sequence(let sequence):
+            return .array(try sequence.enumerated().map { index, item in
+                try child(item, JSONValueIndexKey(intValue: index)).decodeJSONValue()
+            })
+        case .mapping(let mapping):
+            var object: [String: JSONValue] = [:]
+            for pair in ConfigYAML.pairs(mapping) {
+                guard let key = pair.key.stringValue else { continue }
+                object[key] = try child(pair.value, JSONValueIndexKey(stringValue: key)).decodeJSONValue()
+            }
+            return .object(object)
+        case .alias:
+            throw mismatch(Node.Mapping.self)
+        }
     }
 
     /// Yams' wording, so messages read as before.
@@ -144,4 +170,12 @@ private struct IndexKey: CodingKey {
         stringValue = "Index \(index)"
         intValue = index
     }
+}
+
+/// A coding path element for `decodeJSONValue`'s children (an index or a key).
+private struct JSONValueIndexKey: CodingKey {
+    let stringValue: String
+    let intValue: Int?
+    init(intValue: Int) { stringValue = "Index \(intValue)"; self.intValue = intValue }
+    init(stringValue: String) { self.stringValue = stringValue; intValue = nil }
 }

@@ -7,8 +7,9 @@ Makes keys with `locus keygen` (server, alice authorized, eve not), starts `locu
 CURVE tcp publish endpoint on a free loopback port and a looping replay, then runs SUBSCRIBER
 (built by `make -C examples/c`): with -k/-K, with a Z85 server key from the environment, with
 eve's key, without keys, and with keys it must refuse. Prints what failed; exit status 0 when
-nothing did, 1 otherwise. About 3 s. The locus binary: --locus, else $LOCUS_BINARY, else the
-repository's .build/debug/locus.
+nothing did, 1 otherwise. About 3 s. The locus binary: --locus, else $LOCUS_BINARY, else a
+build in this checkout (.build/debug, .build/release, then `make release`'s
+.build-release/release), else `locus` on PATH (the Debian package's).
 """
 
 import argparse
@@ -35,6 +36,17 @@ log:
 sources:
   - {{type: replay, id: walk, file: "{walk}", speed: 100, loop: true}}
 """
+
+
+def find_locus(environ, repo=REPO):
+    """The locus binary to check against without --locus, or None (see the docstring above)."""
+    if environ.get("LOCUS_BINARY"):
+        return environ["LOCUS_BINARY"]
+    for build in ((".build", "debug"), (".build", "release"), (".build-release", "release")):
+        path = os.path.join(repo, *build, "locus")
+        if os.access(path, os.X_OK):
+            return path
+    return shutil.which("locus", path=environ.get("PATH", os.defpath))
 
 
 def free_port():
@@ -115,9 +127,14 @@ def run_checks(subscriber, locus, directory):
 def main():
     parser = argparse.ArgumentParser(description="Check the C subscriber's CURVE options against locus run.")
     parser.add_argument("subscriber", help="the C subscriber binary (make -C examples/c)")
-    parser.add_argument("--locus", default=os.environ.get("LOCUS_BINARY") or os.path.join(REPO, ".build", "debug", "locus"),
-                        help="the locus binary (default: $LOCUS_BINARY, else .build/debug/locus)")
+    parser.add_argument("--locus", help="the locus binary (default: $LOCUS_BINARY, else this checkout's "
+                                         ".build/debug, .build/release or .build-release/release, else locus on PATH)")
     args = parser.parse_args()
+    if args.locus is None:
+        args.locus = find_locus(os.environ)
+        if args.locus is None:
+            parser.error("no locus binary: none built in this checkout (swift build) and none on PATH; name one with --locus")
+        print(f"locus: {args.locus}", file=sys.stderr)
     for path in (args.subscriber, args.locus):
         if not os.access(path, os.X_OK):
             parser.error(f"{path} is not an executable")

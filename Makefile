@@ -28,6 +28,7 @@ test: deps
 	/usr/bin/python3 tools/test_beacon_sequence.py
 	/usr/bin/python3 tools/test_payload_declarations.py
 	/usr/bin/python3 tools/test_payloadgen.py
+	/usr/bin/python3 examples/c/test_curve_check.py
 	@# Serially: on 2 cores, CPU-bound tests running in parallel hold the cooperative threads that
 	@# timing tests (control socket, cancellation) need, and those then fail. Serial: ~2.5 min.
 	SWIFT=$(SWIFT) bash tools/run-swift-tests.sh

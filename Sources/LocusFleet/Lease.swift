@@ -13,11 +13,15 @@ public struct Lease: Equatable, Sendable {
     /// an older epoch is a zombie's and is refused.
     public var epoch: UInt64
     public var expiresMs: Int64
+    /// On a partition given back (`owner` ""): who gave it back, so its next owner can say from
+    /// whom it came (information only; written as `released_by`, absent otherwise).
+    public var releasedBy: String
 
-    public init(owner: String, epoch: UInt64, expiresMs: Int64) {
+    public init(owner: String, epoch: UInt64, expiresMs: Int64, releasedBy: String = "") {
         self.owner = owner
         self.epoch = epoch
         self.expiresMs = expiresMs
+        self.releasedBy = releasedBy
     }
 
     /// How far ahead of a reader's wall clock an `expires_ms` may be before it names an impossible
@@ -38,6 +42,7 @@ public struct Lease: Equatable, Sendable {
         w.field("owner", owner)
         w.key("epoch"); w.uint64(epoch)
         w.key("expires_ms"); w.int(expiresMs)
+        if !releasedBy.isEmpty { w.field("released_by", releasedBy) }
         w.endObject()
         return w.bytes
     }
@@ -49,6 +54,8 @@ public struct Lease: Equatable, Sendable {
         guard let value = try? JSONValue.decode(bytes), let owner = value["owner"]?.stringValue,
               let epoch = value["epoch"]?.doubleValue, epoch >= 0, epoch < 9.0e15,
               let expires = value["expires_ms"]?.doubleValue, abs(expires) < 9.0e15 else { return nil }
-        self.init(owner: owner, epoch: UInt64(epoch), expiresMs: Int64(expires))
+        // At most a member id's worth: a foreign writer's long text is not kept.
+        let releasedBy = value["released_by"]?.stringValue.map { String($0.prefix(256)) } ?? ""
+        self.init(owner: owner, epoch: UInt64(epoch), expiresMs: Int64(expires), releasedBy: releasedBy)
     }
 }

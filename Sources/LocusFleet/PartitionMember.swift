@@ -61,6 +61,14 @@ public final class PartitionMember {
         /// Other members' keys found not renewed for `leaseMs` (a server that died, or a key
         /// another writer put there): no longer counted as members. Once per key revision.
         public var staleMembers = 0
+        /// The live members this step saw, this one included, sorted (what the fair share was
+        /// computed from): for saying who joined or left.
+        public var members: [String] = []
+        /// Members whose keys are still there but stopped changing (expired).
+        public var silent: [String] = []
+        /// Per partition in `acquired`: the member it was taken from (an expired or silent owner,
+        /// or the member that gave it back); absent when it was never held.
+        public var takenFrom: [Int: String] = [:]
     }
 
     /// `now` of `step` and `owns` is this member's own clock in ms, which must not jump (a
@@ -96,6 +104,8 @@ public final class PartitionMember {
         let wall = wallClockMs()
         try heartbeat(wall: wall)
         let (live, silent) = try members(now: now, wall: wall, changes: &changes)
+        changes.members = live
+        changes.silent = silent.sorted()
         // Renew what is held; a conflict or an expired lease means someone else may have it.
         for p in held.keys.sorted() {
             guard let h = held[p] else { continue }
@@ -136,6 +146,10 @@ public final class PartitionMember {
                 if case .written(let r) = write {
                     held[p] = Held(epoch: lease.epoch, revision: r, expiresMs: now + leaseMs)
                     changes.acquired.append(.init(partition: p, epoch: lease.epoch))
+                    if let previous = leases[p]?.lease {
+                        let from = previous.owner.isEmpty ? previous.releasedBy : previous.owner
+                        if !from.isEmpty { changes.takenFrom[p] = from }
+                    }
                 }
             }
         }
@@ -148,7 +162,7 @@ public final class PartitionMember {
     @discardableResult
     public func release(_ p: Int) throws -> Bool {
         guard let h = held.removeValue(forKey: p) else { return false }
-        let free = Lease(owner: "", epoch: h.epoch, expiresMs: 0)
+        let free = Lease(owner: "", epoch: h.epoch, expiresMs: 0, releasedBy: id)
         if case .written = try store.update(Self.partitionKey(p), free.bytes, expected: h.revision) { return true }
         return false
     }

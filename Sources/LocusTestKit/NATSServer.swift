@@ -76,6 +76,12 @@ public final class NATSServer: @unchecked Sendable {  // `process` is set by sta
     /// What the server wrote so far.
     public var logText: String { (try? String(contentsOfFile: directory + "/nats.log", encoding: .utf8)) ?? "" }
 
+    /// Sends `signal` to the server (SIGSTOP: it stops answering, as a frozen machine; SIGCONT).
+    public func signal(_ signal: Int32) {
+        guard let p = process, p.isRunning else { return }
+        kill(p.processIdentifier, signal)
+    }
+
     public func kill9() {
         guard let p = process, p.isRunning else { return }
         kill(p.processIdentifier, SIGKILL)

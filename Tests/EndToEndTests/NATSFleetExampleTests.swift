@@ -57,7 +57,7 @@ import Testing
                 "LOCUS_RUNTIME_DIR": "\(dir)/s\(i)", "LOCUS_STATE_DIR": "\(dir)/s\(i)", "LOCUS_MEMBER": "server\(i)",
                 "LOCUS_NATS_1": urls[0], "LOCUS_NATS_2": urls[1], "LOCUS_NATS_3": urls[2]]))
         }
-        func tookPartitions() -> Int { servers.map { $0.stderr.components(separatedBy: "took partition").count - 1 }.reduce(0, +) }
+        func tookPartitions() -> Int { servers.map { NATSGroupLog.partitionsTaken($0.stderr) }.reduce(0, +) }
         // The cluster elects its JetStream leader first; the servers retry until the stream is there.
         #expect(await waitUntil(timeout: 60) { tookPartitions() >= 64 }, "\(servers.map { $0.stderr.suffix(1500) })")
         /// Per phone (as a device id), the rounds of its fixes, over both servers.

@@ -63,7 +63,7 @@ import Testing
             let repeated = wanted.filter { (counts[$0] ?? 0) > 1 }
             #expect(missing.isEmpty && repeated.isEmpty, "\(what): missing \(missing.prefix(10)), repeated \(repeated.prefix(10))")
         }
-        func tookPartitions() -> Int { servers.map { $0.stderr.components(separatedBy: "took partition").count - 1 }.reduce(0, +) }
+        func tookPartitions() -> Int { servers.map { NATSGroupLog.partitionsTaken($0.stderr) }.reduce(0, +) }
         #expect(await waitUntil(timeout: 30) { tookPartitions() >= 16 }, "\(servers.map(\.stderr))")
         try await Task.sleep(for: .seconds(2))
         for round in 0..<3 { try publish(writer, round: round) }

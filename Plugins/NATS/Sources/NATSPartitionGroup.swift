@@ -38,6 +38,8 @@ final class NATSPartitionGroup {
         var fresh = false
         /// Its position key held something that is not a position (counted; read as none).
         var badPosition = false
+        /// The member whose lease it was (expired, silent, or one that gave it back); nil when never held.
+        var from: String?
     }
 
     struct Round {
@@ -50,6 +52,9 @@ final class NATSPartitionGroup {
         var staleMembers = 0
         /// A request about a partition taken failed: it was given back (the caller reports it).
         var failure: (any Error)?
+        /// The live members (this one included) and those whose keys expired (`PartitionMember.Changes`).
+        var members: [String] = []
+        var silent: [String] = []
     }
 
     /// One membership round (heartbeat, renewals, acquisitions). A partition acquired whose
@@ -57,7 +62,7 @@ final class NATSPartitionGroup {
     func step(now: Int64) throws -> Round {
         let changes = try member.step(now: now)
         var round = Round(lost: changes.lost, releasing: changes.releasing, badLeaseValues: changes.badValues,
-                          staleMembers: changes.staleMembers)
+                          staleMembers: changes.staleMembers, members: changes.members, silent: changes.silent)
         for p in changes.lost { positionRevisions[p] = nil }
         for acquired in changes.acquired {
             let p = acquired.partition
@@ -77,7 +82,8 @@ final class NATSPartitionGroup {
                 }
                 positionRevisions[p] = revision
                 round.taken.append(Taken(partition: p, epoch: acquired.epoch, after: previous.map(\.sequence) ?? start, state: previous?.state,
-                                         fresh: previous == nil, badPosition: current != nil && previous == nil))
+                                         fresh: previous == nil, badPosition: current != nil && previous == nil,
+                                         from: changes.takenFrom[p]))
             } catch {
                 // Not held half-way (its lease renewed, nothing reading it): given back, or left
                 // to run out when the bucket cannot be reached; taken again in a later round.

@@ -139,8 +139,10 @@ final class NATSSender {
     private func connected() -> NATSConnection? {
         if let connection { return connection }
         guard Date() >= nextAttempt else { return nil }
+        var reached = false
         do {
             let c = try NATSConnection(settings)
+            reached = true
             try ensureStream(c)
             connection = c
             backoff = configuration.server.reconnectMin
@@ -150,7 +152,7 @@ final class NATSSender {
         } catch {
             counters.update { $0.connectFailures += 1 }
             nextAttempt = Date().addingTimeInterval(backoff)
-            status.failing("\(error)", retryIn: backoff)
+            status.failing("\(error)", retryIn: backoff, connected: reached)
             backoff = min(backoff * 2, configuration.server.reconnectMax)
             return nil
         }

@@ -20,21 +20,32 @@ public struct NATSSource: SourcePlugin, ReportsCounters {
     let partitions = NATSPartitionReport()
 
     public var produces: [String] { ["obs.fix."] }
+    /// In a group, a stopping source commits its positions and gives its partitions back (one
+    /// request each) so the others take them at once: it may take this long beyond the usual
+    /// moment. Requests still waiting for NATS then are cut off (`closeAfter`), so it stops
+    /// within the runtime's budget (this plus one second) even when NATS does not answer.
+    public var stopTimeout: Double { configuration.group.isEmpty ? 0 : 1 }
+    /// Seconds after the stop at which the connection is closed under requests still waiting.
+    var closeAfter: Double { configuration.group.isEmpty ? 0.5 : 1.5 }
     public var reportedCounters: [String: UInt64] { statistics.counterValues.merging(partitions.counters) { a, _ in a } }
 
     public func run(context: PluginContext) async throws {
         let stop = StopSignal()
         let done = ThreadCompletion()
+        let interrupt = NATSInterrupt()
         let reader = NATSReader(configuration: configuration, connection: connection, memberId: memberId, counters: statistics,
-                                partitions: partitions, context: context, stop: stop)
+                                partitions: partitions, context: context, stop: stop, interrupt: interrupt)
         startThread(named: "locus-nats-in", owning: reader) { reader in
             reader.run()
             done.finish(nil)
         }
         try await withTaskCancellationHandler {
             try await done.wait()
-        } onCancel: {
+        } onCancel: { [closeAfter] in
             stop.set()
+            // A request that waits for NATS (a node that does not answer: up to `timeout`) or a
+            // slow leave must not hold the stop past its budget.
+            DispatchQueue.global().asyncAfter(deadline: .now() + closeAfter) { interrupt.close() }
         }
     }
 }
@@ -50,6 +61,9 @@ final class NATSReader {
     private let partitionReport: NATSPartitionReport
     private let context: PluginContext
     private let stop: StopSignal
+    /// Closes the connection under a request when the stop cannot wait for it.
+    private let interrupt: NATSInterrupt
+    private var groupChanges = NATSGroupChanges()
     private var devices: DeviceTable
     private var backoff: Double
     private var nextAttempt = Date()
@@ -87,7 +101,7 @@ final class NATSReader {
 
     init(configuration: NATSSourceConfiguration, connection: NATSConnectionSettings, memberId: String,
          counters: SourceCounters<NATSSourceCounters>, partitions: NATSPartitionReport = NATSPartitionReport(),
-         context: PluginContext, stop: StopSignal) {
+         context: PluginContext, stop: StopSignal, interrupt: NATSInterrupt = NATSInterrupt()) {
         self.configuration = configuration
         settings = connection
         self.memberId = memberId
@@ -95,6 +109,7 @@ final class NATSReader {
         partitionReport = partitions
         self.context = context
         self.stop = stop
+        self.interrupt = interrupt
         devices = DeviceTable(levels: configuration.deviceTokens, separator: ".", maxDevices: configuration.maxDevices,
                               maxRate: configuration.maxRate)
         backoff = configuration.server.reconnectMin
@@ -128,7 +143,7 @@ final class NATSReader {
             makeMissingConsumers(c)
             do {
                 var read = 0
-                for p in readers.keys.sorted() {
+                for p in readers.keys.sorted() where !stop.isSet {
                     // Checked before every batch: a lease that ran out (this server was paused)
                     // ends reading that partition before anything more of it is published.
                     guard group?.member.owns(p, now: Self.nowMs()) == true else {
@@ -161,12 +176,22 @@ final class NATSReader {
                 trouble("\(error)")
             }
         }
-        if let group {
+        if let group, !interrupt.isClosed {
+            // A clean stop: positions written, partitions given back, so the others take them in
+            // their next round instead of after lease_ttl.
             try? commitPositions(force: true)
-            try? group.leave()
+            let held = readers.count
+            do {
+                try group.leave()
+                context.logger.info("left the group; its partitions were given back", metadata: ["released": "\(held)"])
+            } catch {
+                context.logger.notice("left the group without giving back every partition: the others take them after lease_ttl",
+                                      metadata: ["reason": "\(error)"])
+            }
             readers = [:]
             updatePartitionCounters()
         }
+        interrupt.disarm()
     }
 
     /// Without a group: one consumer for `filter`, made again after the last message handled when
@@ -202,8 +227,11 @@ final class NATSReader {
     private func connected() -> NATSConnection? {
         if let connection { return connection }
         guard Date() >= nextAttempt else { Thread.sleep(forTimeInterval: 0.05); return nil }
+        var reached = false
         do {
             let c = try NATSConnection(settings)
+            reached = true
+            interrupt.arm(c)
             try c.ensureStream(JetStreamStreamSpec(name: configuration.stream, subjects: configuration.subjects, replicas: configuration.replicas))
             if !configuration.group.isEmpty {
                 let store = try JetStreamKeyValue(connection: c, bucket: "locus_group_\(configuration.group)", replicas: configuration.replicas)
@@ -223,7 +251,8 @@ final class NATSReader {
             return c
         } catch {
             counters.update { $0.connectFailures += 1 }
-            down("\(error)")
+            interrupt.disarm()
+            down("\(error)", connected: reached)
             return nil
         }
     }
@@ -234,7 +263,7 @@ final class NATSReader {
     @discardableResult
     private func groupRound(_ c: NATSConnection) throws -> Bool {
         let now = Self.nowMs()
-        guard let group, now >= nextRoundMs else { return false }
+        guard let group, now >= nextRoundMs, !stop.isSet else { return false }
         nextRoundMs = now + Int64(configuration.leaseTTL * 1000) / 3
         let round = try group.step(now: now)
         if let failure = round.failure { trouble("\(failure)") }
@@ -246,6 +275,7 @@ final class NATSReader {
             context.logger.warning("the group's bucket holds lease values that are not leases or name an impossible expiry; they expire lease_ttl after they last changed",
                                    metadata: ["values": "\(round.badLeaseValues)", "bucket": "locus_group_\(configuration.group)"])
         }
+        let lost = round.lost.filter { readers[$0] != nil }.count
         for p in round.lost { drop(p, counting: \.lost) }
         for p in round.releasing {
             try checkpoint([p], now: now)
@@ -266,9 +296,13 @@ final class NATSReader {
                 context.logger.warning("a partition's position key holds something that is not a position; read as none (start: \(configuration.start.rawValue))",
                                        metadata: ["partition": "\(taken.partition)"])
             }
-            context.logger.info("took partition", metadata: ["partition": "\(taken.partition)", "epoch": "\(taken.epoch)",
+            context.logger.debug("took partition", metadata: ["partition": "\(taken.partition)", "epoch": "\(taken.epoch)",
                                                              "after": "\(taken.after ?? 0)",
                                                              "position": "\(taken.fresh ? "none, start: \(configuration.start.rawValue)" : "kept")"])
+        }
+        if let change = groupChanges.round(members: round.members, silent: round.silent, taken: round.taken.map(\.from),
+                                           released: round.releasing.count, lost: lost, held: readers.count) {
+            context.logger.info("group membership changed", metadata: change)
         }
         // Consumers say how far behind they are; one that is gone (its only copy was on a NATS
         // server that died) is made again after what was handled. Within a sixth of the lease
@@ -278,7 +312,7 @@ final class NATSReader {
         let order = readers.keys.sorted()
         for k in order.indices {
             let p = order[(k + checkCursor) % order.count]
-            guard Self.nowMs() < deadline else { checkCursor = (k + checkCursor) % order.count; break }
+            guard Self.nowMs() < deadline, !stop.isSet else { checkCursor = (k + checkCursor) % order.count; break }
             guard let consumer = readers[p]?.consumer else { continue }
             do {
                 if let pending = try consumer.pending() {
@@ -309,7 +343,7 @@ final class NATSReader {
         var stream: (first: UInt64, last: UInt64)?
         var streamUnanswered = false
         for p in readers.keys.sorted() where readers[p]?.consumer == nil {
-            guard Self.nowMs() < deadline else { continue }
+            guard Self.nowMs() < deadline, !stop.isSet else { break }
             if let after = readers[p]?.lastSequence, after > 0 {
                 guard !streamUnanswered else { continue }
                 do {
@@ -396,7 +430,8 @@ final class NATSReader {
             let index = deviceIndex
             let selected = Set(index.lazy.filter { wanted.contains($0.value) }.map(\.key))
             do {
-                let bundle = try exchange.export(where: { selected.contains($0) }, timeout: stateTimeout)
+                // Stopping: no longer than the stop allows; without it the last checkpoint stays.
+                let bundle = try exchange.export(where: { selected.contains($0) }, timeout: stop.isSet ? min(stateTimeout, 0.5) : stateTimeout)
                 var split: [Int: DeviceStateBundle] = [:]
                 for p in due { split[p] = DeviceStateBundle(services: bundle.services.mapValues { _ in [:] }) }
                 for (service, devices) in bundle.services {
@@ -508,9 +543,9 @@ final class NATSReader {
     }
 
     /// A first connection failed: the next attempt waits, from `reconnect_min` doubling to `reconnect_max`.
-    private func down(_ reason: String) {
+    private func down(_ reason: String, connected: Bool) {
         nextAttempt = Date().addingTimeInterval(backoff)
-        status.failing(reason, retryIn: backoff)
+        status.failing(reason, retryIn: backoff, connected: connected)
         backoff = min(backoff * 2, configuration.server.reconnectMax)
     }
 

@@ -14,7 +14,8 @@ struct ViewCommand: AsyncParsableCommand {
         without a daemon: the recording is played through the config's services exactly as \
         `locus replay` plays it (same events, same times), then the web gateway's map page \
         serves the result on --listen (loopback) until Ctrl-C. Open the printed address in a \
-        browser. Region services draw their fences whatever their publish_conditions says. \
+        browser. Without --listen it serves on 127.0.0.1 at port $LOCUS_WEB_PORT, else 8080, \
+        and when that port is taken (the demo's map page, another locus view) on a free one. Region services draw their fences whatever their publish_conditions says. \
         Takes the inputs `locus replay` takes (Locus recordings, NMEA, gpsd JSON, GPX).
         """
     )
@@ -25,8 +26,8 @@ struct ViewCommand: AsyncParsableCommand {
     @Option(name: .shortAndLong, help: "Config whose services to run (default ./config.yaml).")
     var config: String = ConfigSupport.defaultPath
 
-    @Option(name: .long, help: "host:port to serve the page on (loopback only).")
-    var listen: String = "127.0.0.1:8080"
+    @Option(name: .long, help: "host:port to serve the page on (loopback only); default 127.0.0.1:$LOCUS_WEB_PORT, else 127.0.0.1:8080, or a free port when that one is taken.")
+    var listen: String?
 
     @Option(name: .long, parsing: .upToNextOption, help: "Topic prefixes of the recording to feed in.")
     var topics: [String] = ["obs."]
@@ -42,13 +43,29 @@ struct ViewCommand: AsyncParsableCommand {
     /// Events kept for the page; a longer recording keeps its last ones (and says so).
     static let maxEvents = 2_000_000
 
+    /// The environment variable that gives the default port (the demo's map page reads it too).
+    static let portVariable = "LOCUS_WEB_PORT"
+
     func validate() throws {
-        switch HTTPAddress.parse(listen, example: "127.0.0.1:8080") {
-        case .success(let a) where !a.isLoopback:
-            throw ValidationError("--listen \(listen) is not loopback: locus view serves without a token, so only on 127.0.0.1, ::1 or localhost")
-        case .failure(let e): throw ValidationError("--listen: \(e.description)")
-        default: break
+        if let listen {
+            switch HTTPAddress.parse(listen, example: "127.0.0.1:8080") {
+            case .success(let a) where !a.isLoopback:
+                throw ValidationError("--listen \(listen) is not loopback: locus view serves without a token, so only on 127.0.0.1, ::1 or localhost")
+            case .failure(let e): throw ValidationError("--listen: \(e.description)")
+            default: break
+            }
+        } else {
+            _ = try Self.defaultAddress()
         }
+    }
+
+    /// 127.0.0.1 at $LOCUS_WEB_PORT, else at 8080.
+    static func defaultAddress(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> HTTPAddress {
+        guard let text = environment[portVariable], !text.isEmpty else { return HTTPAddress(host: "127.0.0.1", port: 8080) }
+        guard let port = Int(text), (1...65535).contains(port) else {
+            throw ValidationError("\(portVariable)=\(text): the port must be 1 to 65535")
+        }
+        return HTTPAddress(host: "127.0.0.1", port: port)
     }
 
     func run() async throws {
@@ -99,15 +116,32 @@ struct ViewCommand: AsyncParsableCommand {
         web.exclude = ["clock."]
         let feed = EventFeed(historyLimit: max(lines.count, 1), queueLimit: lines.count + 10_000, maxClients: 64)
         for (k, l) in lines.enumerated() { feed.add(FeedItem(id: UInt64(k + 1), topic: l.topic, body: l.body)) }
-        guard case .success(let address) = HTTPAddress.parse(listen, example: "127.0.0.1:8080") else { return }
+        let chosen: HTTPAddress
+        if let listen {
+            guard case .success(let a) = HTTPAddress.parse(listen, example: "127.0.0.1:8080") else { return }
+            chosen = a
+        } else {
+            chosen = try Self.defaultAddress()
+        }
         let count = lines.count, file = self.file
-        let server = WebServer(configuration: web, address: address, token: nil, feed: feed, journal: nil, logger: logger,
-                               mode: .recording(span)) { url in
-            print("locus view: \(count) events of \(file) on \(url) (Ctrl-C to stop)")
-            StandardOutput.flush()
+        func server(on address: HTTPAddress) -> WebServer {
+            let movedBy = listen == nil ? ["set \(Self.portVariable) or --listen"]
+                : ["give another --listen (or none: locus view then takes a free port when its own is taken)"]
+            return WebServer(configuration: web, address: address, token: nil, feed: feed, journal: nil, logger: logger,
+                             mode: .recording(span), movedBy: movedBy) { url in
+                print("locus view: \(count) events of \(file) on \(url) (Ctrl-C to stop)")
+                StandardOutput.flush()
+            }
         }
         do {
-            try await server.run()
+            do {
+                try await server(on: chosen).run()
+            } catch let busy as PortInUse where listen == nil {
+                // The default port is taken (the demo's own map page, another locus view): any
+                // free port will do, and the address printed says which.
+                FileHandle.standardError.write(Data("locus view: \(busy). Serving on a free port instead.\n".utf8))
+                try await server(on: HTTPAddress(host: chosen.host, port: 0)).run()
+            }
         } catch {
             FileHandle.standardError.write(Data("locus view: \(error)\n".utf8))
             throw ExitCode(ExitStatus.failure)

@@ -52,8 +52,13 @@ public final class Daemon: @unchecked Sendable {
         // or this defer when anything fails before the group runs.
         let parts = StartedParts()
         defer { parts.stopAll() }
-        let wired = try DaemonBus.start(configuration, registry: registry, context: context, commands: commands,
+        let wired: DaemonBus
+        do {
+            wired = try DaemonBus.start(configuration, registry: registry, context: context, commands: commands,
                                         logger: logger, parts: parts)
+        } catch {
+            throw HubBindFailure.explained(error, configuration: configuration)
+        }
         let bus = HubAttachment(context: context, hub: wired.hub, registry: registry,
                                 highWaterMark: configuration.hub.limits.highWaterMark,
                                 subscriptionBuffer: configuration.hub.runtime.subscriptionBuffer, logger: logger)

@@ -55,7 +55,7 @@ public struct GpsdServerSink: SinkPlugin, ReportsCounters, OptionalSubscriptions
                 .bind(host: address.host, port: address.port).get()
         } catch {
             try? await group.shutdownGracefully()
-            throw GpsdServerError("cannot listen on \(address.text): \(Self.describe(error))")
+            throw Self.explained(error, address: address, id: context.id)
         }
         let loop = server.eventLoop
         let sweep = loop.scheduleRepeatedTask(initialDelay: .milliseconds(250), delay: .milliseconds(250)) { _ in state.sweep() }
@@ -140,14 +140,18 @@ public struct GpsdServerSink: SinkPlugin, ReportsCounters, OptionalSubscriptions
         return .fix(fix, time: time, device: fix.source)
     }
 
-    static func describe(_ error: Error) -> String {
+    /// Why the server cannot listen, in words: a port in use names gpsd first (what holds
+    /// 2947 on most machines).
+    static func explained(_ error: Error, address: HTTPAddress, id: String) -> Error {
         if let e = error as? IOError, e.errnoCode == EADDRINUSE {
-            return "the address is in use (is gpsd running? stop it with systemctl stop gpsd.socket gpsd, or set listen to another port)"
+            return PortInUse(address: address.text, port: address.port,
+                             usualHolder: "gpsd (systemctl stop gpsd.socket gpsd stops it)",
+                             movedBy: ["change listen of gpsd-server sink '\(id)'"])
         }
         if let e = error as? IOError, e.errnoCode == EACCES {
-            return "permission denied (ports below 1024 need privileges)"
+            return GpsdServerError("cannot listen on \(address.text): permission denied (ports below 1024 need privileges)")
         }
-        return "\(error)"
+        return GpsdServerError("cannot listen on \(address.text): \(error)")
     }
 }
 

@@ -124,7 +124,8 @@ struct GpsdServerBoundsTests {
         await #expect {
             try await second.run(messages: stream, context: PluginHarness(id: "gpsd2").context)
         } throws: { error in
-            "\(error)".contains("cannot listen on 127.0.0.1:\(first.port): the address is in use")
+            "\(error)".contains("cannot listen on 127.0.0.1:\(first.port): port \(first.port) is in use, probably by gpsd")
+                && "\(error)".contains("listen of gpsd-server sink 'gpsd2'")
         }
     }
 }

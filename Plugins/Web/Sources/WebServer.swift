@@ -26,11 +26,14 @@ public final class WebServer: Sendable {
     let mode: PageMode
     /// Event streams open per client address (`max_streams_per_address`).
     let streams: AddressConnectionTable
+    /// What moves the server to another port, for the error when its port is taken (`PortInUse`).
+    let movedBy: [String]
 
     public init(configuration: WebConfiguration, address: HTTPAddress, token: String?, feed: EventFeed,
-                journal: JournalLocation?, logger: Logger, mode: PageMode = .live,
+                journal: JournalLocation?, logger: Logger, mode: PageMode = .live, movedBy: [String] = ["change listen"],
                 onRunning: @escaping @Sendable (String) -> Void = { _ in }) {
         self.mode = mode
+        self.movedBy = movedBy
         self.configuration = configuration
         self.address = address
         self.token = token
@@ -59,7 +62,12 @@ public final class WebServer: Sendable {
     }
 
     /// The page's address (with the token, which the page passes on to its requests).
-    public var pageURL: String { "http://\(address.text)/" + (token.map { "?token=" + ($0.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "") } ?? "") }
+    public var pageURL: String { pageURL(port: address.port) }
+
+    /// The page's address on `port` (the one bound, when `address` asks for any free port: 0).
+    func pageURL(port: Int) -> String {
+        "http://\(HTTPAddress(host: address.host, port: port).text)/" + (token.map { "?token=" + ($0.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "") } ?? "")
+    }
 
     // MARK: Authentication
 
@@ -313,9 +321,10 @@ public final class WebServer: Sendable {
             server: serverBuilder(),
             configuration: .init(address: .hostname(address.host, port: address.port), serverName: "locus"),
             onServerRunning: { [self] channel in
-                logger.info("serving the web gateway", metadata: ["url": "http://\(address.text)/",
+                let port = channel.localAddress?.port ?? address.port
+                logger.info("serving the web gateway", metadata: ["url": "\(pageURL(port: port).prefix { $0 != "?" })",
                                                                  "bound": "\(channel.localAddress.map { "\($0)" } ?? "?")"])
-                onRunning(pageURL)
+                onRunning(pageURL(port: port))
             },
             logger: logger)
         var groupConfiguration = ServiceGroupConfiguration(services: [app], logger: logger)
@@ -335,6 +344,8 @@ public final class WebServer: Sendable {
             }
         } catch is CancellationError {
             return
+        } catch let error as IOError where error.errnoCode == EADDRINUSE {
+            throw PortInUse(address: address.text, port: address.port, movedBy: movedBy)
         } catch {
             throw WebServerError(description: "cannot serve on \(address.text): \(error)")
         }

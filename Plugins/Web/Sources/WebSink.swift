@@ -19,7 +19,7 @@ public struct WebSink: SinkPlugin, ReportsCounters {
         let feed = EventFeed(historyLimit: configuration.history, queueLimit: configuration.clientQueue,
                              bufferLimit: configuration.clientBuffer, maxClients: configuration.maxClients, counters: statistics)
         let server = WebServer(configuration: configuration, address: address, token: token, feed: feed,
-                               journal: journal, logger: context.logger)
+                               journal: journal, logger: context.logger, movedBy: ["change listen of web sink '\(context.id)'"])
         let filter = WebFilter(configuration)
         let keepalive = configuration.keepalive
         let tail = journal.map { JournalTail(directory: $0.directory, startedMs: Int64((Date().timeIntervalSince1970 * 1000).rounded(.down))) }

@@ -2,6 +2,7 @@ import Foundation
 import LocusCore
 import Hummingbird
 import Logging
+import NIOCore
 import ServiceLifecycle
 
 /// `hub.metrics`: serves `GET /metrics` (the Prometheus exposition) over HTTP, through
@@ -35,6 +36,10 @@ final class MetricsServer: Service, @unchecked Sendable {
                               logger: logger)
         do {
             try await app.run()
+        } catch let error as IOError where error.errnoCode == EADDRINUSE {
+            let busy = PortInUse(address: address.text, port: address.port, movedBy: ["change hub.metrics"])
+            logger.error("cannot serve metrics", metadata: ["error": "\(busy)"])
+            throw busy
         } catch {
             logger.error("cannot serve metrics", metadata: ["address": "\(address.text)", "error": "\(error)"])
             throw MetricsServerError(description: "cannot serve metrics on \(address.text): \(error)")

@@ -81,7 +81,7 @@ struct LocusCommand: AsyncParsableCommand {
         Docs: README.md, docs/protocol.md (wire format), docs/writing-plugins.md (installed: /usr/share/doc/locus).
         """,
         subcommands: [RunCommand.self, CheckCommand.self, SubCommand.self, RecordCommand.self,
-                      ReplayCommand.self, ViewCommand.self, DecodeCommand.self, CtlCommand.self, PluginsCommand.self, KeygenCommand.self],
+                      ReplayCommand.self, ViewCommand.self, DecodeCommand.self, CtlCommand.self, StateCommand.self, PluginsCommand.self, KeygenCommand.self],
         defaultSubcommand: nil
     )
 

@@ -12,11 +12,20 @@ struct RunCommand: AsyncParsableCommand {
         $LOCUS_RUNTIME_DIR, $XDG_RUNTIME_DIR/locus or /tmp/locus-<uid>), starts sinks and services, \
         then sources. Logs go to standard error. SIGTERM or SIGINT stops sources first, lets \
         services and sinks drain, and exits 0.
+
+        Services keep their state across runs in the state directory: this config file's own \
+        (`locus check` names it) unless hub.state_directory or $LOCUS_STATE_DIR chooses one. A \
+        second run resumes where the last one stopped, so inputs it handled (a replay of the same \
+        file) are skipped, and the log says so. --fresh (or `locus state reset`) starts over.
         """
     )
 
     @Argument(help: "Configuration file.")
     var config: String = ConfigSupport.defaultPath
+
+    @Flag(help: ArgumentHelp("Start over: discard the services' saved state and what they had handled of their inputs (and looping replays' positions) before starting.",
+                             discussion: "The journal stays (`locus state reset --journal` deletes it too). Refused while a locus runs on the same state."))
+    var fresh = false
 
     @Option(name: .long, help: "Log level: trace, debug, info, notice, warning, error, critical (overrides log.level).")
     var logLevel: Logger.Level?
@@ -43,6 +52,16 @@ struct RunCommand: AsyncParsableCommand {
         let configuration = try ConfigSupport.loadForRun(config, logger: bootLogger)
         LogSetup.bootstrap(level: logLevel ?? configuration.logLevel)
         let logger = Logger(label: "locus")
+        if fresh {
+            do {
+                let discarded = try StateReset.reset(configuration)
+                logger.notice(discarded.isEmpty ? "--fresh: no saved state to discard" : "--fresh: discarded the saved state, starting over",
+                              metadata: ["discarded": "\(discarded.joined(separator: "; "))", "state": "\(configuration.hub.stateDirectory)"])
+            } catch {
+                FileHandle.standardError.write(Data("locus: cannot start over (--fresh): \(error)\n".utf8))
+                throw ExitCode(ExitStatus.failure)
+            }
+        }
         let daemon = Daemon(configuration: configuration, registry: ConfigSupport.registry, logger: logger)
         do {
             try await daemon.run()
@@ -76,5 +95,7 @@ struct CheckCommand: AsyncParsableCommand {
         let list = configuration.plugins.map { "\($0.kind.rawValue) \($0.id) (\($0.type))" }
         print("\(config): OK — \(configuration.plugins.count) plugin(s)" + (list.isEmpty ? "" : ": " + list.joined(separator: ", ")))
         if !configuration.disabled.isEmpty { print("disabled: \(configuration.disabled.joined(separator: ", "))") }
+        // Where `locus run` keeps this config's state (and what `locus state reset` discards).
+        print("state: \(configuration.hub.stateDirectory)")
     }
 }

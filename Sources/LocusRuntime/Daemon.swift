@@ -52,6 +52,7 @@ public final class Daemon: @unchecked Sendable {
         // or this defer when anything fails before the group runs.
         let parts = StartedParts()
         defer { parts.stopAll() }
+        SharedStateDirectoryNotice.tell(configuration.hub, logger: logger)
         let wired: DaemonBus
         do {
             wired = try DaemonBus.start(configuration, registry: registry, context: context, commands: commands,

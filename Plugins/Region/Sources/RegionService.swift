@@ -45,6 +45,9 @@ public struct RegionService: CommandableService, DeviceKeyedService, KeyedStatef
     var pendingRecords: [String: JSONValue?] = [:]
     /// Conditions whose definition (or removal) is still to be announced (`publish_conditions`).
     private var unannounced = Set<String>()
+    /// How the fences differ from those saved with the state, as the last restore found them
+    /// (`stateAfterConfigurationChange`).
+    var fenceChanges = FenceChanges()
     private var committedLastMessageTime: EventTime?
     /// When the runtime took the current command (`commandArrives`); not state.
     var arrivalTime: EventTime?
@@ -320,6 +323,10 @@ public struct RegionService: CommandableService, DeviceKeyedService, KeyedStatef
         let newConditions = Set(monitor.ids.filter {
             (stored[$0]?["fingerprint"]?.stringValue ?? earlier.fingerprints[$0]) != monitor.condition($0)?.fingerprint
         })
+        let storedIDs = Set(stored.keys), configuredNow = Set(monitor.ids)
+        fenceChanges = FenceChanges(reshaped: configuredNow.intersection(storedIDs).intersection(newConditions).sorted(),
+                                    added: storedIDs.isEmpty ? [] : configuredNow.subtracting(storedIDs).sorted(),
+                                    removed: storedIDs.subtracting(configuredNow).sorted())
         _ = monitor.takeChanges()
         var restoredRecords = 0
         // A switch between one device and per_device leaves records of the other shape: dropped.

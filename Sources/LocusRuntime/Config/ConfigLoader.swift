@@ -116,6 +116,13 @@ final class ConfigLoadSession {
     let file: String
     let directory: String
     let mode: ConfigLoader.Mode
+    /// The config file's absolute path (`file` against the working directory when `directory`
+    /// is not absolute): what its default state directory is derived from.
+    var configPath: String {
+        let name = (file as NSString).lastPathComponent
+        let dir = directory.hasPrefix("/") ? directory : ConfigLoader.absoluteDirectory(of: file)
+        return (dir.hasSuffix("/") ? dir : dir + "/") + name
+    }
     /// `hub.state_directory`, handed to plugins in `.full` mode.
     var stateDirectory = ""
     var journal: JournalLocation?
@@ -209,6 +216,11 @@ final class ConfigLoadSession {
         }
 
         var hub = HubSettings.defaults(environment: loader.environment)
+        // Each config file its own state, unless the config or the environment chooses a directory.
+        if !RuntimePaths.stateDirectoryIsChosen(environment: loader.environment) {
+            hub.sharedStateDirectory = hub.stateDirectory
+            hub.stateDirectory = RuntimePaths.stateDirectory(forConfig: configPath, environment: loader.environment)
+        }
         if let hubSection = sections["hub"] { hub = parseHub(hubSection.value, defaults: hub) }
         stateDirectory = hub.stateDirectory
         maxMessageBytes = hub.limits.maxMessageBytes
@@ -580,6 +592,7 @@ final class ConfigLoadSession {
                                           rebuild: { try builder.rebuild() },
                                           line: entryPosition.line, column: entryPosition.column)
             plugin.watchedFiles = builder.files
+            plugin.configurationFingerprint = ConfigFingerprint.of(node, perDevice: perDevice, maxDevices: maxDevices)
             return .built(BuiltEntry(plugin: plugin, node: node, subject: subject, position: entryPosition))
         }
     }

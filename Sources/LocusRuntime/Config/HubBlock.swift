@@ -37,7 +37,7 @@ struct HubBlock: DeclaredConfiguration {
     var catchup: EndpointList? = nil
 
     @Setting("state_directory", "Where plugins keep state across restarts; relative to the config file.",
-             default: "$LOCUS_STATE_DIR, else $STATE_DIRECTORY, else $XDG_STATE_HOME/locus, else ~/.local/state/locus",
+             default: "$LOCUS_STATE_DIR, else $STATE_DIRECTORY, else this config file's own <name>-<hash> in $XDG_STATE_HOME/locus/configs, else in ~/.local/state/locus/configs",
              check: SettingCheck { $0?.isEmpty == true ? "must not be empty" : nil })
     var stateDirectory: String? = nil
 
@@ -72,7 +72,10 @@ struct HubBlock: DeclaredConfiguration {
         hub.limits = limits
         hub.runtime = runtime
         hub.metrics = metrics?.address
-        if let stateDirectory { hub.stateDirectory = stateDirectory.hasPrefix("/") ? stateDirectory : directory + "/" + stateDirectory }
+        if let stateDirectory {
+            hub.stateDirectory = stateDirectory.hasPrefix("/") ? stateDirectory : directory + "/" + stateDirectory
+            hub.sharedStateDirectory = nil
+        }
         hub.controlLimits = controlLimits
         return hub
     }

@@ -25,6 +25,11 @@ public struct HubSettings: Sendable, Equatable {
     public var metrics: MetricsAddress?
     /// Where plugins keep state across restarts (the region service's database, …).
     public var stateDirectory: String
+    /// When `stateDirectory` is the config file's own directory under the default one
+    /// (`RuntimePaths.stateDirectory(forConfig:environment:)`): that default one, where a Locus
+    /// before per-config state directories kept every config's state. Nil when the state
+    /// directory was chosen (`hub.state_directory`, `$LOCUS_STATE_DIR`, `$STATE_DIRECTORY`).
+    public var sharedStateDirectory: String?
     /// Endpoints bound with CURVE (of any of the lists), and their key files.
     public var curve: [String: CurveFiles] = [:]
     /// ipc endpoints whose socket file is given to a group (name or number), mode 0660.
@@ -93,6 +98,51 @@ public enum RuntimePaths {
         if let dir = environment["LOCUS_RUNTIME_DIR"], !dir.isEmpty { return trimmed(dir) }
         if let xdg = environment["XDG_RUNTIME_DIR"], !xdg.isEmpty { return trimmed(xdg) + "/locus" }
         return "/tmp/locus-\(getuid())"
+    }
+
+    /// True when the environment chooses the state directory: `$LOCUS_STATE_DIR` or systemd's
+    /// `$STATE_DIRECTORY` (a unit runs one config). Otherwise each config file gets its own
+    /// (`stateDirectory(forConfig:environment:)`).
+    public static func stateDirectoryIsChosen(environment: [String: String] = ProcessInfo.processInfo.environment) -> Bool {
+        if let dir = environment["LOCUS_STATE_DIR"], !dir.isEmpty { return true }
+        if let dirs = environment["STATE_DIRECTORY"], let first = dirs.split(separator: ":").first, !first.isEmpty { return true }
+        return false
+    }
+
+    /// The state directory of the config file at `configPath` when neither the config
+    /// (`hub.state_directory`) nor the environment chooses one: `<default>/configs/<name>-<hash>`,
+    /// `<name>` the file's name without `.yaml`, `<hash>` 12 hex digits of its absolute path
+    /// (symbolic links resolved). Two config files never share service state by accident, and
+    /// running the same file again (from any directory) finds its state. With a chosen
+    /// directory, that directory.
+    public static func stateDirectory(forConfig configPath: String,
+                                      environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+        let base = stateDirectory(environment: environment)
+        if stateDirectoryIsChosen(environment: environment) { return base }
+        return base + "/configs/" + configKey(configPath)
+    }
+
+    /// `<name>-<hash>` of a config file (`stateDirectory(forConfig:environment:)`).
+    static func configKey(_ configPath: String) -> String {
+        var absolute = configPath.hasPrefix("/") ? configPath : FileManager.default.currentDirectoryPath + "/" + configPath
+        if let resolved = realpath(absolute, nil) {
+            absolute = String(cString: resolved)
+            free(resolved)
+        } else {
+            absolute = (absolute as NSString).standardizingPath
+        }
+        var name = (absolute as NSString).lastPathComponent
+        for suffix in [".yaml", ".yml"] where name.hasSuffix(suffix) && name.count > suffix.count { name.removeLast(suffix.count) }
+        let safe = String(name.prefix(40).map { $0.isASCII && ($0.isLetter || $0.isNumber || "._-".contains($0)) ? $0 : "_" })
+        // FNV-1a, 64 bits: stable across builds and machines (Swift's Hasher is seeded per process).
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in absolute.utf8 {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x0000_0100_0000_01b3
+        }
+        let hex = String(hash, radix: 16)
+        let padded = String(repeating: "0", count: 16 - hex.count) + hex
+        return (safe.isEmpty || safe.hasPrefix(".") ? "config" : safe) + "-" + padded.prefix(12)
     }
 
     /// `$LOCUS_STATE_DIR`, else systemd's `$STATE_DIRECTORY` (first entry), else

@@ -15,6 +15,9 @@ public struct ConfiguredPlugin {
     public var rebuild: () throws -> PluginInstance
     /// What the last built instance read of its watched files (`FileFedService`).
     public var watchedFiles = WatchedFileLedger()
+    /// Changes when the entry's configuration does (`ConfigFingerprint`); nil for plugins not
+    /// built from a config file's entry.
+    public var configurationFingerprint: String?
     /// Position of the entry in the config file (1-based).
     public var line: Int
     public var column: Int

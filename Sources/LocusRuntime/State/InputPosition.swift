@@ -27,6 +27,31 @@ struct InputPosition {
     /// Messages seen at the skipped mark's time so far, per key.
     private var seenAtMark: [String: Int] = [:]
 
+    /// Per producer, the keys of its committed marks whose last message has not been skipped yet:
+    /// when the last one is, this run has caught up with where the earlier run stopped.
+    private var unreached: [String: Set<String>] = [:]
+    /// Messages skipped per producer since the start.
+    private var skippedCount: [String: UInt64] = [:]
+    /// What `takeSkipReports` hands out.
+    private var reports: [SkipReport] = []
+
+    /// Once per producer whose messages were skipped after a restart: how many, and whether this
+    /// run reached exactly the last message the earlier run had handled (`caughtUp`; nothing
+    /// after it yet: a replay of the same file ends here) or went past it (new messages follow).
+    struct SkipReport: Equatable {
+        var producer: String
+        var skipped: UInt64
+        var caughtUp: Bool
+    }
+
+    /// True when a report waits for `takeSkipReports`.
+    var hasSkipReports: Bool { !reports.isEmpty }
+
+    mutating func takeSkipReports() -> [SkipReport] {
+        defer { reports.removeAll() }
+        return reports
+    }
+
     /// The last (producer, topic) seen and its key: a feed's messages come in long runs from
     /// one pair, so the key is built once per run rather than once per message.
     private var lastPair: (producer: String, topic: String, key: String)?
@@ -45,6 +70,28 @@ struct InputPosition {
     init(committed: [String: Mark] = [:]) {
         marks = committed
         skipping = committed
+        for key in committed.keys { unreached[Self.producer(ofKey: key), default: []].insert(key) }
+    }
+
+    static func producer(ofKey key: String) -> String {
+        key.firstIndex(of: " ").map { String(key[..<$0]) } ?? key
+    }
+
+    /// `key`'s committed mark was reached: its last message skipped (`exactly`), or a message
+    /// past it came. Reports the producer once: at the first message past a mark, or when
+    /// every mark of it was reached exactly.
+    private mutating func reached(_ key: String, exactly: Bool) {
+        let producer = Self.producer(ofKey: key)
+        guard var keys = unreached[producer], keys.remove(key) != nil else { return }
+        unreached[producer] = keys
+        guard !exactly || keys.isEmpty else { return }
+        unreached[producer] = nil
+        let skipped = skippedCount[producer] ?? 0
+        if skipped > 0 { reports.append(SkipReport(producer: producer, skipped: skipped, caughtUp: exactly)) }
+    }
+
+    private mutating func countSkipped(_ key: String) {
+        skippedCount[Self.producer(ofKey: key), default: 0] += 1
     }
 
     /// True when `message` was processed before the restart: skip it.
@@ -53,14 +100,22 @@ struct InputPosition {
         let key = key(of: message)
         guard let mark = skipping[key] else { return false }
         let t = message.time.milliseconds
-        if t < mark.time { return true }
+        if t < mark.time {
+            countSkipped(key)
+            return true
+        }
         if t == mark.time {
             let seen = (seenAtMark[key] ?? 0) + 1
             seenAtMark[key] = seen
-            if seen <= mark.count { return true }
+            if seen <= mark.count {
+                countSkipped(key)
+                if seen == mark.count { reached(key, exactly: true) }
+                return true
+            }
         }
         skipping[key] = nil
         seenAtMark[key] = nil
+        reached(key, exactly: false)
         return false
     }
 

@@ -33,6 +33,13 @@ final class ServiceStateKeeper {
     let logger: Logger
     /// Told of every commit's outcome (`status.locus.state`); nil in tests.
     let health: StateStoreHealth?
+    /// The service's configuration (`ConfigFingerprint`), stored with its state: a start with
+    /// another one says so. Nil: not compared (tests, services built outside a config).
+    let configurationFingerprint: String?
+    /// Inputs the service has processed over all runs, as of the last commit (`inputsMeta`).
+    private var inputsHandled: UInt64 = 0
+    /// Whether the resume has been told (once per run, not at each restart of the instance).
+    private var toldResume = false
     private var tracker: ServiceStateTracker?
     private var position = InputPosition()
     /// `position` and the last topic sequence numbers as committed: one row per commit.
@@ -116,6 +123,10 @@ final class ServiceStateKeeper {
     static let legacyPositionCollection = "position"
     static let legacyTopicSeqCollection = "topic_seq"
     static let seqMeta = "seq"
+    /// How many inputs the service has processed, over all runs (as of the last commit).
+    static let inputsMeta = "inputs_handled"
+    /// The fingerprint of the configuration the state was saved with.
+    static let configurationMeta = "configuration"
 
     /// The keeper for `service`, or nil when there is nothing to keep: no state directory
     /// (`locus replay`, tests) or a service that keeps no state (`StatefulService`,
@@ -131,7 +142,7 @@ final class ServiceStateKeeper {
         guard let directory = plugin.setup.stateDirectory, ServiceStateTracker(for: service) != nil else { return nil }
         func inMemory() throws -> ServiceStateKeeper {
             ServiceStateKeeper(id: plugin.id, store: try .inMemory(kind: "service"), publisher: publisher, journal: nil,
-                               logger: plugin.setup.logger, health: health)
+                               logger: plugin.setup.logger, health: health, configurationFingerprint: plugin.configurationFingerprint)
         }
         if let health, health.directoryUnavailable { return try inMemory() }
         let store: ServiceStateStore
@@ -142,11 +153,12 @@ final class ServiceStateKeeper {
             return try inMemory()
         }
         return ServiceStateKeeper(id: plugin.id, store: store, publisher: publisher, journal: plugin.setup.journal,
-                                  logger: plugin.setup.logger, health: health)
+                                  logger: plugin.setup.logger, health: health, configurationFingerprint: plugin.configurationFingerprint)
     }
 
     init(id: String, store: ServiceStateStore, publisher: EventPublisher, journal: JournalLocation?, logger: Logger,
-         health: StateStoreHealth? = nil) {
+         health: StateStoreHealth? = nil, configurationFingerprint: String? = nil) {
+        self.configurationFingerprint = configurationFingerprint
         self.id = id
         self.store = store
         self.publisher = publisher
@@ -227,11 +239,37 @@ final class ServiceStateKeeper {
         // What the restore could not use is deleted now, before any message, and counted.
         // Imported records the service converts (to its current form) or declines are its to
         // report, not records a restart lost.
+        let savedInputs = try store.meta(Self.inputsMeta).flatMap { UInt64($0) }
+        inputsHandled = savedInputs ?? 0
         if !records.isEmpty { try commitAndPublish(&service, events: [], restoredKeys: Set(records.keys).subtracting(importedKeys)) }
-        if !records.isEmpty || seq > 0 {
-            logger.info("service state restored", metadata: [
-                "plugin": "\(id)", "records": "\(records.count)", "inputs": "\(marks.count)", "seq": "\(seq)"])
+        // Sequence numbers alone are no state to resume from: `StateReset` keeps them.
+        let resumes = !records.isEmpty || !marks.isEmpty
+        if resumes, !toldResume {
+            toldResume = true
+            logger.info("resuming from the state an earlier run saved: inputs it handled are skipped if they come again (to start over: locus run --fresh, or locus state reset \(id))", metadata: [
+                "plugin": "\(id)", "inputs_handled": "\(savedInputs.map { String($0) } ?? "unknown (saved by an earlier version)")",
+                "records": "\(records.count)", "seq": "\(seq)", "state": "\(store.path ?? "in memory")"])
         }
+        try noteConfiguration(of: service, hadState: resumes)
+    }
+
+    /// Compares the configuration with the one the state was saved with: a change is said once,
+    /// with what the service did with the old state (`ExplainsConfigurationChange`), and the
+    /// new one is stored.
+    private func noteConfiguration(of service: any ServicePlugin, hadState: Bool) throws {
+        guard let current = configurationFingerprint else { return }
+        let saved = try store.meta(Self.configurationMeta)
+        guard saved != current else { return }
+        if saved != nil, hadState {
+            let what = (service as? any ExplainsConfigurationChange)?.stateAfterConfigurationChange ?? "its saved state is kept as it was"
+            logger.notice("configuration of \(id) changed since its state was saved: \(what). Inputs an earlier run handled are not handled again; to handle them with the new configuration, start over: locus run --fresh, or locus state reset \(id)", metadata: [
+                "plugin": "\(id)", "state": "\(store.path ?? "in memory")"])
+        }
+        var change = StateChanges()
+        change.setMeta(Self.configurationMeta, current)
+        // Only a note: a store that cannot take it now (a full disk) is said by the commit's own
+        // failure, and the service starts all the same.
+        try? commitCounted(change)
     }
 
     /// At the first start with an empty store, copies what an earlier version kept in the
@@ -268,13 +306,32 @@ final class ServiceStateKeeper {
 
     /// True when `message` was processed before the restart (counted; the runner skips it).
     func alreadyProcessed(_ message: BusMessage) -> Bool {
-        guard position.alreadyProcessed(message) else { return false }
+        let skip = position.alreadyProcessed(message)
+        if position.hasSkipReports { tellSkips() }
+        guard skip else { return false }
         count { $0.alreadyProcessed += 1 }
         return true
     }
 
+    /// Says, once per producer, that messages an earlier run had handled were skipped: all of
+    /// them so far (a replay of the same file then publishes nothing new), or those before the
+    /// first new one.
+    private func tellSkips() {
+        for report in position.takeSkipReports() {
+            let metadata: Logger.Metadata = ["plugin": "\(id)", "producer": "\(report.producer)", "state": "\(store.path ?? "in memory")"]
+            if report.caughtUp {
+                logger.info("all \(report.skipped) messages of \(report.producer) so far were already handled by an earlier run and were skipped; if its input ends here (a replay of the same file), this run publishes nothing new from it. To handle them again, start over: locus run --fresh, or locus state reset \(id)", metadata: metadata)
+            } else {
+                logger.info("skipped \(report.skipped) messages of \(report.producer) that an earlier run had handled; handling what follows", metadata: metadata)
+            }
+        }
+    }
+
     /// Records that the service processed `message`.
-    func processed(_ message: BusMessage) { position.processed(message) }
+    func processed(_ message: BusMessage) {
+        position.processed(message)
+        inputsHandled += 1
+    }
 
     /// Commits the batch just processed (state changes, input position, `events` encoded) in one
     /// transaction, then publishes the events, before returning (a command's reply waits for
@@ -388,6 +445,7 @@ final class ServiceStateKeeper {
         for key in rowsMovedToLog { changes.delete(Self.stateCollection, key: key) }
         rowsMovedToLog = []
         positionLog.commit(position.takeChanged().map { ($0.key, InputPosition.text($0.mark)) }, into: &changes)
+        changes.setMeta(Self.inputsMeta, String(inputsHandled))
         if let last = encoded.last {
             changes.setMeta(Self.seqMeta, String(last.seq))
             var lastOnTopic: [String: UInt64] = [:]

@@ -36,15 +36,22 @@ enum ConfigSupport {
 
     static var registry: PayloadRegistry { ActivePlugins.payloadRegistry }
 
-    /// Where `locus run` publishes by default: from ./config.yaml if there is one, else the
-    /// runtime directory's ipc sockets.
-    static func defaultEndpoints(configPath: String?) -> HubEndpoints {
+    /// Where the client commands (`ctl`, `sub`, `record`) find `locus run` without --endpoint,
+    /// first that applies: the config named with --config; the runtime directory's ipc sockets
+    /// when LOCUS_RUNTIME_DIR is set (it names one daemon; a ./config.yaml in the working
+    /// directory, a checkout's, may belong to another); ./config.yaml if there is one; the
+    /// runtime directory's sockets.
+    static func defaultEndpoints(configPath: String?,
+                                 environment: [String: String] = ProcessInfo.processInfo.environment) -> HubEndpoints {
+        if configPath == nil, let dir = environment["LOCUS_RUNTIME_DIR"], !dir.isEmpty {
+            return RuntimePaths.defaultEndpoints(environment: environment)
+        }
         let path = configPath ?? defaultPath
         if FileManager.default.fileExists(atPath: path),
            let config = try? ConfigLoader(factories: ActivePlugins.all, logger: Logger(label: "locus.quiet") { _ in SwiftLogNoOpLogHandler() }).load(path: path) {
             return config.endpoints
         }
-        return RuntimePaths.defaultEndpoints(environment: ProcessInfo.processInfo.environment)
+        return RuntimePaths.defaultEndpoints(environment: environment)
     }
 }
 

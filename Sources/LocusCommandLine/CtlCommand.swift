@@ -22,6 +22,10 @@ struct CtlCommand: AsyncParsableCommand {
           locus ctl region add id=home lat=52.5 lon=13.4 radius=150
           locus ctl region add id=park geometry=@park.geojson service=fences
           locus ctl region list    locus ctl region remove id=home
+        Which daemon, without --endpoint: the hub.control of the config named with --config; \
+        else, when LOCUS_RUNTIME_DIR is set, its control.sock (the variable wins over a \
+        ./config.yaml in the working directory); else the hub.control of ./config.yaml; else \
+        the runtime directory's control.sock.
         Exit 0 if the daemon answered ok, 1 if it answered with an error or did not answer, \
         2 for a command line that makes no request.
         """
@@ -33,7 +37,7 @@ struct CtlCommand: AsyncParsableCommand {
     @Argument(help: "More command words, then arguments as key=value (key=@file reads a file).")
     var arguments: [String] = []
 
-    @Option(name: .shortAndLong, help: "Control endpoint (default: hub.control of ./config.yaml, else the runtime directory's control.sock).")
+    @Option(name: .shortAndLong, help: "Control endpoint (default: hub.control of --config; else $LOCUS_RUNTIME_DIR/control.sock when set; else hub.control of ./config.yaml; else the runtime directory's control.sock).")
     var endpoint: String?
 
     @Option(name: .long, help: "Config file to read the default endpoint from.")

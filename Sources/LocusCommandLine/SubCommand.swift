@@ -135,7 +135,8 @@ struct SubCommand: AsyncParsableCommand {
         abstract: "Subscribe to the hub and print events.",
         discussion: """
         With no --endpoint, connects where `locus run` publishes by default (the `hub.publish` of \
-        ./config.yaml when there is one, else the runtime directory's publish.sock). Topic prefixes \
+        --config; else $LOCUS_RUNTIME_DIR/publish.sock when the variable is set; else the \
+        `hub.publish` of ./config.yaml when there is one; else the runtime directory's publish.sock). Topic prefixes \
         select what to print, e.g. `locus sub obs.fix. status.`; none prints everything. Ctrl-C exits 0.
         When nothing listens at an ipc endpoint (no socket file: `locus run` is not running), \
         exits 1 saying so, as `locus ctl` does; --wait waits for it instead.

@@ -55,6 +55,30 @@ import Testing
         let locus = try ChildProcess(E2E.binary, ["run", config], directory: dir, environment: env)
         let printed = await waitUntil(timeout: 15) { sub.stdout.contains("obs.fix.gps0 [walk#") }
         #expect(printed, "\(sub.stdout) \(sub.stderr)")
+        // Issue 50 item 7: LOCUS_RUNTIME_DIR names the daemon; the ./config.yaml of another one
+        // in the working directory (a checkout's) does not send `ctl` or `sub` elsewhere.
+        let elsewhere = E2E.temporaryDirectory()
+        try """
+        hub:
+          control: ipc://\(elsewhere)/other-control.sock
+          publish: ipc://\(elsewhere)/other-publish.sock
+        sources:
+          - type: replay
+            id: walk
+            file: \(E2E.fixture("walk-short.jsonl"))
+        """.write(toFile: elsewhere + "/config.yaml", atomically: true, encoding: .utf8)
+        // ChildProcess runs in the checkout: a shell takes the command into `elsewhere`.
+        func inElsewhere(_ arguments: [String]) async throws -> (status: Int32, stdout: String, stderr: String) {
+            try await runToEnd("/bin/sh", ["-c", "cd \"$1\" && shift && exec \"$@\"", "sh", elsewhere, E2E.binary] + arguments,
+                               directory: elsewhere, environment: env, timeout: 10)
+        }
+        let ctl = try await inElsewhere(["ctl", "status"])
+        #expect(ctl.status == 0, "reaches the daemon of LOCUS_RUNTIME_DIR: \(ctl.stderr)")
+        let subElsewhere = try await inElsewhere(["sub", "--duration", "0.5", "obs."])
+        #expect(subElsewhere.status == 0, "\(subElsewhere.stderr)")
+        // --config is asked for by name: it wins over the environment.
+        let named = try await inElsewhere(["ctl", "status", "--config", "config.yaml"])
+        #expect(named.stderr.contains("ipc://\(elsewhere)/other-control.sock"), "\(named.stderr)")
         kill(sub.process.processIdentifier, SIGINT)
         #expect(await sub.wait(timeout: 2) == 0)
         #expect(await locus.terminate().status == 0)

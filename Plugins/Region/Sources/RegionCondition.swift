@@ -26,10 +26,10 @@ public struct RegionCondition: Sendable, Equatable, MonitoredCondition {
                 notifyOnExit: Bool = true, dwell: Double? = nil, properties: [String: JSONValue] = [:],
                 origin: ConditionOrigin) throws {
         guard Topic.isValidSegment(id) else {
-            throw RegionGeometryError(.invalidGeoJSON, "id \"\(id)\" cannot be a topic segment: use lower-case letters, digits, _ and - (events go to region.enter.<id>)", featureID: id)
+            throw RegionGeometryError(.invalidGeoJSON, "id \"\(id)\" cannot be a topic segment: use lower-case letters, digits, _ and - (events go to region.enter.<id>)", featureID: id, key: "id")
         }
         if let dwell, !(dwell > 0 && dwell.isFinite) {
-            throw RegionGeometryError(.invalidGeoJSON, "dwell must be a number of seconds above 0, found \(dwell)", featureID: id)
+            throw RegionGeometryError(.invalidGeoJSON, "dwell must be a number of seconds above 0, found \(dwell)", featureID: id, key: "dwell")
         }
         self.id = id
         self.geometry = geometry
@@ -83,26 +83,26 @@ public struct RegionCondition: Sendable, Equatable, MonitoredCondition {
             throw RegionGeometryError(.invalidGeoJSON, "a region definition must be an object")
         }
         guard let id = o["id"]?.stringValue else {
-            throw RegionGeometryError(.missingID, "needs an \"id\" string")
+            throw RegionGeometryError(.missingID, "needs an \"id\" string", key: o["id"] == nil ? nil : "id")
         }
         func bool(_ key: String) throws -> Bool? {
             guard let v = o[key] else { return nil }
             guard case .bool(let b) = v else {
-                throw RegionGeometryError(.invalidGeoJSON, "\(key) must be true or false", featureID: id)
+                throw RegionGeometryError(.invalidGeoJSON, "\(key) must be true or false", featureID: id, key: key)
             }
             return b
         }
         func number(_ key: String) throws -> Double? {
             guard let v = o[key] else { return nil }
             guard let n = v.doubleValue else {
-                throw RegionGeometryError(.invalidGeoJSON, "\(key) must be a number", featureID: id)
+                throw RegionGeometryError(.invalidGeoJSON, "\(key) must be a number", featureID: id, key: key)
             }
             return n
         }
         var properties: [String: JSONValue] = [:]
         if let p = o["properties"] {
             guard case .object(let po) = p else {
-                throw RegionGeometryError(.invalidGeoJSON, "properties must be an object", featureID: id)
+                throw RegionGeometryError(.invalidGeoJSON, "properties must be an object", featureID: id, key: "properties")
             }
             properties = po
         }

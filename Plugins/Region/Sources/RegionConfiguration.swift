@@ -87,10 +87,12 @@ public struct RegionConditionList: SettingValue {
             do {
                 condition = try RegionCondition(configEntry: entry)
             } catch let e as RegionGeometryError {
-                throw ConfigValueError(key: "regions", "regions[\(index)]\(e.featureID.map { " (id \"\($0)\")" } ?? ""): \(e.reason)")
+                // At the wrong value when one key's is (`regions.0.radius`), else at the entry.
+                throw ConfigValueError(key: "regions.\(index)" + (e.key.map { ".\($0)" } ?? ""),
+                                       "regions[\(index)]\(e.featureID.map { " (id \"\($0)\")" } ?? ""): \(e.reason)")
             }
             guard seen.insert(condition.id).inserted else {
-                throw ConfigValueError(key: "regions", "regions[\(index)]: id \"\(condition.id)\" is used twice")
+                throw ConfigValueError(key: "regions.\(index).id", "regions[\(index)]: id \"\(condition.id)\" is used twice")
             }
             conditions.append(condition)
         }
@@ -110,7 +112,11 @@ extension RegionCondition {
         }
         if let center = o.removeValue(forKey: "center") {
             guard let lat = center["lat"]?.doubleValue, let lon = center["lon"]?.doubleValue else {
-                throw RegionGeometryError(.invalidCircle, "center must be {lat: <degrees>, lon: <degrees>}", featureID: o["id"]?.stringValue)
+                // At the coordinate that is wrong when center is a mapping, else at center.
+                let wrong = ["lat", "lon"].first { center[$0] != nil && center[$0]?.doubleValue == nil }
+                let key = if case .object = center, let wrong { "center.\(wrong)" } else { "center" }
+                throw RegionGeometryError(.invalidCircle, "center must be {lat: <degrees>, lon: <degrees>}", featureID: o["id"]?.stringValue,
+                                          key: key)
             }
             o["lat"] = .number(lat)
             o["lon"] = .number(lon)

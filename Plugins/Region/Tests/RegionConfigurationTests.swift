@@ -23,11 +23,15 @@ import Testing
         #expect(configErrorKey(RegionConfiguration.self, #"{"min_distance": -1}"#) == "min_distance")
         #expect(configErrorKey(RegionConfiguration.self, #"{"max_accuracy": 0}"#) == "max_accuracy")
         #expect(configErrorKey(RegionConfiguration.self, #"{"sources": ["GPS 0"]}"#) == "sources")
-        #expect(configErrorKey(RegionConfiguration.self, #"{"regions": [{"id": "a", "center": {"lat": 1, "lon": 2}}]}"#) == "regions")
+        // A bad entry names the entry, a bad value its key (issue 50 item 9: the error's position).
+        #expect(configErrorKey(RegionConfiguration.self, #"{"regions": [{"id": "a", "center": {"lat": 1, "lon": 2}}]}"#) == "regions.0")
+        #expect(configErrorKey(RegionConfiguration.self, #"{"regions": [{"id": "a", "center": {"lat": 1, "lon": 2}, "radius": "fifty"}]}"#) == "regions.0.radius")
+        #expect(configErrorKey(RegionConfiguration.self, #"{"regions": [{"id": "a", "center": {"lat": 1, "lon": "x"}, "radius": 5}]}"#) == "regions.0.center.lon")
+        #expect(configErrorKey(RegionConfiguration.self, #"{"regions": [{"id": "a", "center": {"lat": 1, "lon": 2}, "radius": 5, "dwell": true}]}"#) == "regions.0.dwell")
         // An unknown key names its entry, for the runtime to point at the key itself.
         #expect(configErrorKey(RegionConfiguration.self, #"{"regions": [{"id": "a", "center": {"lat": 1, "lon": 2}, "radius": 5, "colour": 1}]}"#) == "regions.0")
         #expect(configErrorKey(RegionConfiguration.self, #"{"regions": [{"id": "a", "center": {"lat": 1, "lng": 2}, "radius": 5}]}"#) == "regions.0.center")
-        #expect(configErrorKey(RegionConfiguration.self, #"{"regions": [{"id": "a", "center": {"lat": 1, "lon": 2}, "radius": 5}, {"id": "a", "center": {"lat": 1, "lon": 2}, "radius": 5}]}"#) == "regions")
+        #expect(configErrorKey(RegionConfiguration.self, #"{"regions": [{"id": "a", "center": {"lat": 1, "lon": 2}, "radius": 5}, {"id": "a", "center": {"lat": 1, "lon": 2}, "radius": 5}]}"#) == "regions.1.id")
         // An unclosed ring is rejected with the region's id and the reason.
         do {
             _ = try decodeConfiguration(RegionConfiguration.self, #"{"regions": [{"id": "open", "geometry": {"type": "Polygon", "coordinates": [[[0,0],[1,0],[1,1],[0,1]]]}}]}"#)

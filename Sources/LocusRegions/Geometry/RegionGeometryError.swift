@@ -42,12 +42,16 @@ public struct RegionGeometryError: Error, Sendable, Equatable, CustomStringConve
     public var featureID: String?
     /// What is wrong, in words (without the feature prefix).
     public var reason: String
+    /// The key of the definition whose value is wrong (`radius`, `center.lat`), when it is one
+    /// key's: a config error then points at that value's line, not at the region's.
+    public var key: String?
 
-    public init(_ code: Code, _ reason: String, featureIndex: Int? = nil, featureID: String? = nil) {
+    public init(_ code: Code, _ reason: String, featureIndex: Int? = nil, featureID: String? = nil, key: String? = nil) {
         self.code = code
         self.reason = reason
         self.featureIndex = featureIndex
         self.featureID = featureID
+        self.key = key
     }
 
     public var description: String {

@@ -25,7 +25,8 @@ struct StateResetCommand: AsyncParsableCommand {
         Each service's saved state (records, what it had handled of its inputs, events committed \
         but not published) and each looping replay's position are discarded; the next run starts \
         from empty state. The journal and the services' sequence numbers stay, unless --journal. \
-        Refused (exit 1) while a locus runs on the same state: stop it first.
+        Refused (exit 1) while a locus runs on the same state: stop it first. An unknown \
+        plugin, or one that keeps no state, is a usage error (exit 2).
         """
     )
 
@@ -46,7 +47,7 @@ struct StateResetCommand: AsyncParsableCommand {
             print(discarded.isEmpty ? "no saved state to discard in \(configuration.hub.stateDirectory)" : discarded.joined(separator: "\n"))
         } catch let refusal as StateReset.Refusal {
             FileHandle.standardError.write(Data("locus: \(refusal)\n".utf8))
-            throw ExitCode(ExitStatus.failure)
+            throw ExitCode(refusal.isUsage ? ExitStatus.usage : ExitStatus.failure)
         }
     }
 }

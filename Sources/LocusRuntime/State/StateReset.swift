@@ -16,6 +16,8 @@ public enum StateReset {
     /// Why nothing was reset.
     public struct Refusal: Error, CustomStringConvertible {
         public var description: String
+        /// The request was wrong (an unknown plugin, one without state), not the moment.
+        public var isUsage = false
     }
 
     /// Resets `configuration`'s state (every service and replay, or only the plugin `only`).
@@ -29,10 +31,11 @@ public enum StateReset {
             guard let plugin = plugins.first(where: { $0.id == only }) else {
                 let ids = plugins.filter(keepsState).map(\.id)
                 throw Refusal(description: "\(configuration.file) has no plugin '\(only)'; plugins with state to reset: "
-                    + (ids.isEmpty ? "none" : ids.joined(separator: ", ")))
+                    + (ids.isEmpty ? "none" : ids.joined(separator: ", ")), isUsage: true)
             }
             guard keepsState(plugin) else {
-                throw Refusal(description: "'\(only)' (\(plugin.type)) keeps no state of its own to reset; services and replay sources do")
+                throw Refusal(description: "'\(only)' (\(plugin.type)) keeps no state of its own to reset; services and replay sources do",
+                              isUsage: true)
             }
             plugins = [plugin]
         }
@@ -40,7 +43,7 @@ public enum StateReset {
         var heldJournal: AnyObject?
         if FileManager.default.fileExists(atPath: directory + "/journal") {
             do { heldJournal = try EventJournal.holdLock(directory: directory + "/journal") } catch let error as StateStoreError where error.code == .inUse {
-                throw running(directory, error)
+                throw running(directory, error, holding: directory + "/journal")
             }
         }
         defer { _ = heldJournal }
@@ -61,7 +64,7 @@ public enum StateReset {
             do {
                 stores.append((plugin.id, try ServiceStateStore(path: path, kind: "service")))
             } catch let error as StateStoreError where error.code == .inUse {
-                throw running(directory, error)
+                throw running(directory, error, holding: path)
             }
         }
         for (id, store) in stores {
@@ -96,11 +99,11 @@ public enum StateReset {
     /// Services keep state (when they keep none, there is no store to reset); replays keep a loop position.
     static func keepsState(_ plugin: ConfiguredPlugin) -> Bool { plugin.kind == .service || plugin.type == "replay" }
 
-    private static func running(_ directory: String, _ error: StateStoreError) -> Refusal {
+    private static func running(_ directory: String, _ error: StateStoreError, holding: String) -> Refusal {
         // The lock's message names the process: "is in use by another process (pid 123). …".
         let pid = error.message.range(of: "(pid ").map { String(error.message[$0.upperBound...].prefix(while: \.isNumber)) }
         return Refusal(description: "a locus is running on the state directory \(directory)"
-            + (pid.map { " (pid \($0))" } ?? "") + ": \(error.path ?? directory) is in use. Stop it first, then start over; nothing was reset")
+            + (pid.map { " (pid \($0))" } ?? "") + ": it holds \(holding). Stop it first, then start over; nothing was reset")
     }
 
     /// Deletes the journal's segments (the lock file stays: it is held while this runs) and

@@ -7,10 +7,12 @@ final class HeldPort {
     let port: Int
     private let fd: Int32
 
-    init() throws {
+    /// Port `port` (0: one the kernel picks); throws when another program holds it.
+    init(port: Int = 0) throws {
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         var addr = sockaddr_in()
         addr.sin_family = sa_family_t(AF_INET)
+        addr.sin_port = UInt16(port).bigEndian
         addr.sin_addr.s_addr = inet_addr("127.0.0.1")
         var len = socklen_t(MemoryLayout<sockaddr_in>.size)
         let fd = self.fd
@@ -18,7 +20,7 @@ final class HeldPort {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, len) == 0 && listen(fd, 4) == 0 && getsockname(fd, $0, &len) == 0 }
         }
         guard ok else { close(fd); throw POSIXError(.EADDRINUSE) }
-        port = Int(UInt16(bigEndian: addr.sin_port))
+        self.port = Int(UInt16(bigEndian: addr.sin_port))
     }
 
     deinit { close(fd) }

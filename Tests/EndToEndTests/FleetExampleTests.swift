@@ -1,24 +1,70 @@
 import Foundation
+import LocusTestKit
 import Testing
 
-/// `examples/fleet` on one machine, as its README runs it: the broker from `mosquitto.conf`
-/// (on a free port of its own), a server with `server.yaml` and a device with `device.yaml`,
-/// each a real `locus run` with a private runtime and state directory.
+/// The fleet's broker as the README starts it, `eval "$(examples/fleet/start-broker.sh)"`:
+/// `mosquitto.conf` on a free port, its files in FLEET_DIR (here the test's directory). The port
+/// is what the script exports; stopping is what the README says, SIGTERM to the pid in its file.
+final class FleetScriptBroker {
+    let directory: String
+    private(set) var port = 0
+
+    init(directory: String) { self.directory = directory }
+
+    /// Runs the script (again: the same broker, port and sessions) and reads its `export` line.
+    func start() async throws {
+        // The test process blocks SIGTERM in its threads and a child inherits that: the broker
+        // starts with an empty signal mask, or stop() could not stop it cleanly.
+        let unblocked = "import os, signal, sys; signal.pthread_sigmask(signal.SIG_SETMASK, set()); os.execv(sys.argv[1], sys.argv[1:])"
+        let script = try ChildProcess(E2E.python, ["-c", unblocked, "/bin/sh", E2E.repoRoot + "/examples/fleet/start-broker.sh"],
+                                      directory: directory, environment: ["FLEET_DIR": directory])
+        // Its last line, once the broker accepts connections. (Not its exit: Foundation sees a
+        // child as running while the broker it left behind holds a descriptor of it.)
+        _ = await waitUntil(timeout: 30) { script.stdout.hasSuffix("\n") || !script.process.isRunning }
+        let exported = script.stdout.split(whereSeparator: { $0 == " " || $0 == "\n" }).first { $0.hasPrefix("LOCUS_BROKER_PORT=") }
+        guard let p = exported.flatMap({ Int($0.dropFirst("LOCUS_BROKER_PORT=".count)) }) else {
+            throw MQTTBrokerError(text: "start-broker.sh: \(script.stdout) \(script.stderr)")
+        }
+        #expect(script.stdout.hasPrefix("export FLEET_DIR=\(directory) "), "\(script.stdout)")
+        port = p
+    }
+
+    var pid: pid_t? { (try? String(contentsOfFile: directory + "/broker/mosquitto.pid", encoding: .utf8)).flatMap { pid_t($0.trimmingCharacters(in: .whitespacesAndNewlines)) } }
+
+    /// `kill "$(cat "$FLEET_DIR/broker/mosquitto.pid")"`, and waits until it has saved its sessions and gone.
+    func stop() async {
+        guard let pid else { return }
+        kill(pid, SIGTERM)
+        _ = await waitUntil(timeout: 10) { Self.gone(pid) }
+    }
+
+    /// Not running (or a zombie nobody reaps: the daemon's parent has exited).
+    static func gone(_ pid: pid_t) -> Bool {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8) else { return true }
+        return stat.split(separator: ")").last?.split(separator: " ").first == "Z"
+    }
+
+    deinit { if let pid, !Self.gone(pid) { kill(pid, SIGKILL) } }
+}
+
+/// `examples/fleet` on one machine, as its README runs it: the broker from `start-broker.sh`
+/// (`mosquitto.conf` on a free port), a server with `server.yaml` and a device with
+/// `device.yaml`, each a real `locus run` with a private runtime and state directory — while
+/// something else (a system Mosquitto, or this test) holds port 1883.
 final class FleetExample {
     enum Side: String { case server, device }
 
     let dir: String
-    let broker: MQTTBroker
+    let broker: FleetScriptBroker
+    /// Port 1883, held unless another program (the system's broker) already holds it.
+    let held1883 = try? HeldPort(port: 1883)
     private(set) var server: ChildProcess?
     private(set) var device: ChildProcess?
 
     init() throws {
         dir = E2E.temporaryDirectory()
-        broker = try MQTTBroker(directory: dir + "/broker", configFile: E2E.repoRoot + "/examples/fleet/mosquitto.conf")
-        for side in [Side.server, .device] {
-            try FileManager.default.createDirectory(atPath: "\(dir)/\(side.rawValue)", withIntermediateDirectories: true,
-                                                    attributes: [.posixPermissions: 0o700])
-        }
+        broker = FleetScriptBroker(directory: dir)
+        #expect(LoopbackPort.accepts(1883), "port 1883 should be held, as a system broker holds it")
     }
 
     func environment(_ side: Side) -> [String: String] {

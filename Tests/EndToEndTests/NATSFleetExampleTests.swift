@@ -3,8 +3,9 @@ import LocusNATS
 import LocusTestKit
 import Testing
 
-/// `examples/fleet/nats` as its README runs it: the 3-node cluster from `n1.conf`…`n3.conf` (on
-/// free ports and in a temporary directory, everything else as shipped), two servers from
+/// `examples/fleet/nats` as its README runs it: the 3-node cluster from `n1.conf`…`n3.conf`
+/// started by `start-cluster.sh` (on free ports and in FLEET_DIR, here the test's directory,
+/// everything else as shipped; port 4222 held by another program meanwhile), two servers from
 /// `group-server.yaml`, OwnTracks phones publishing to node 1's MQTT port. Node 2 is killed
 /// mid-run (R3 streams and bucket): every phone's positions still reach the servers, each
 /// server's in order, and every phone's depot entry reaches the LOCUS_EVENTS stream.
@@ -32,23 +33,31 @@ import Testing
     @Test func twoServersShareThePhonesThroughAThreeNodeClusterThatLosesANode() async throws {
         let dir = E2E.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        // The example's ports, each replaced by a different free one.
-        let shippedPorts = [4222, 4223, 4224, 6222, 6223, 6224, 1884, 1885, 1886]
-        let ports = Dictionary(uniqueKeysWithValues: zip(shippedPorts, try LoopbackPort.free(count: shippedPorts.count)))
-        var nodes: [NATSServer] = []
-        defer { for n in nodes { n.kill9() } }
-        for i in 1...3 {
-            var text = try String(contentsOfFile: E2E.repoRoot + "/examples/fleet/nats/n\(i).conf", encoding: .utf8)
-            // In two passes: a free port such as 42221 must not be rewritten again as if it held 4222.
-            for shipped in shippedPorts { text = text.replacingOccurrences(of: "127.0.0.1:\(shipped)", with: "127.0.0.1:@\(shipped)@") }
-            for (shipped, free) in ports { text = text.replacingOccurrences(of: "127.0.0.1:@\(shipped)@", with: "127.0.0.1:\(free)") }
-            text = text.replacingOccurrences(of: "/tmp/fleet/nats/n\(i)", with: "\(dir)/n\(i)/jetstream")
-            let node = try NATSServer(directory: "\(dir)/n\(i)", name: "n\(i)", configText: text, port: ports[4221 + i]!,
-                                      clusterPort: ports[6221 + i]!, mqttPort: ports[1883 + i]!)
-            try node.start()
-            nodes.append(node)
+        // Something else (a system nats-server, or this test) holds 4222 meanwhile.
+        let held4222 = try? HeldPort(port: 4222)
+        #expect(LoopbackPort.accepts(4222))
+        // `eval "$(examples/fleet/nats/start-cluster.sh)"`: the script's exports.
+        let script = try ChildProcess("/bin/sh", [E2E.repoRoot + "/examples/fleet/nats/start-cluster.sh"], directory: dir,
+                                      environment: ["FLEET_DIR": dir])
+        // Its last line, once every node accepts clients (not its exit: Foundation sees a child as
+        // running while the servers it left behind hold a descriptor of it).
+        _ = await waitUntil(timeout: 30) { script.stdout.hasSuffix("\n") || !script.process.isRunning }
+        let exported = Dictionary(script.stdout.split(whereSeparator: { $0 == " " || $0 == "\n" }).compactMap { word -> (String, String)? in
+            let parts = word.split(separator: "=", maxSplits: 1)
+            return parts.count == 2 ? (String(parts[0]), String(parts[1])) : nil
+        }) { a, _ in a }
+        #expect(exported["FLEET_DIR"] == dir, "\(script.stdout)\(script.stderr)")
+        let pids = (1...3).map { i in
+            pid_t(((try? String(contentsOfFile: "\(dir)/nats/n\(i).pid", encoding: .utf8)) ?? "").trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
         }
-        let urls = nodes.map(\.url)
+        defer { for pid in pids where pid > 0 { kill(pid, SIGKILL) } }
+        func log(_ i: Int) -> String { (try? String(contentsOfFile: "\(dir)/nats/n\(i).log", encoding: .utf8)) ?? "" }
+        let urls = (1...3).map { exported["LOCUS_NATS_\($0)"] ?? "" }
+        guard let mqtt1 = exported["LOCUS_NATS_MQTT_1"].flatMap(Int.init), pids.allSatisfy({ $0 > 0 }), urls.allSatisfy({ !$0.isEmpty }) else {
+            Issue.record("start-cluster.sh: \(script.stdout)\(script.stderr)")
+            return
+        }
+        defer { withExtendedLifetime(held4222) {} }
         var servers: [ChildProcess] = []
         defer { for s in servers { s.kill9() } }
         for i in 0..<2 {
@@ -77,7 +86,7 @@ import Testing
             return out
         }
         func publish(_ r: Range<Int>) async throws {
-            let result = try await runToEnd(E2E.python, [E2E.script("mqtt_publish.py"), "--port", "\(nodes[0].mqttPort!)", try plan(r, dir: dir)],
+            let result = try await runToEnd(E2E.python, [E2E.script("mqtt_publish.py"), "--port", "\(mqtt1)", try plan(r, dir: dir)],
                                             directory: dir, timeout: 60)
             #expect(result.status == 0, "\(result.stderr)")
         }
@@ -89,18 +98,18 @@ import Testing
         // MQTT sessions are in an R3 stream whose leader may have been on node 2: until the two
         // left elect another (seconds), node 1 refuses MQTT connections, and phones retry, as
         // this probe does (on a topic outside the mapping).
-        nodes[1].kill9()
+        kill(pids[1], SIGKILL)
         var accepted = false
         for _ in 0..<30 where !accepted {
             let p = Process()
             p.executableURL = URL(fileURLWithPath: "/usr/bin/mosquitto_pub")
-            p.arguments = ["-p", "\(nodes[0].mqttPort!)", "-q", "1", "-i", "probe", "-t", "probe/alive", "-m", "1"]
+            p.arguments = ["-p", "\(mqtt1)", "-q", "1", "-i", "probe", "-t", "probe/alive", "-m", "1"]
             try p.run()
             p.waitUntilExit()
             accepted = p.terminationStatus == 0
             if !accepted { try await Task.sleep(for: .seconds(1)) }
         }
-        #expect(accepted, "node 1 never took MQTT again:\n\(nodes[0].logText.suffix(3000))")
+        #expect(accepted, "node 1 never took MQTT again:\n\(log(1).suffix(3000))")
         // A phone's MQTT publish is acknowledged by the node, not by the stream: what is sent
         // while the stream has no leader is not stored (NATS's own behaviour, README). Phones
         // here wait until the stream takes a message again, as a probe outside any partition.

@@ -19,7 +19,7 @@ public struct NATSSinkConfiguration: DeclaredConfiguration {
     @Setting("replicas", "Copies of a stream this sink creates: 1, or 3 on a cluster that must survive losing a server.", check: .within(1...5))
     public var replicas: Int = 1
 
-    @Setting("duplicate_window", "Seconds the stream this sink creates remembers message ids: a repeat within it is stored once.",
+    @Setting("duplicate_window", "Seconds the stream this sink creates remembers message ids: a repeat within it is stored once, a later one again; keep it above 2 × lease_ttl + checkpoint_interval of the group's sources.",
              check: .within(1...86_400))
     public var duplicateWindow: Double = 120
 

@@ -228,8 +228,11 @@ final class NATSReader {
         if let connection { return connection }
         guard Date() >= nextAttempt else { Thread.sleep(forTimeInterval: 0.05); return nil }
         var reached = false
+        // Kept until disarmed: a stop's close must never reach a connection already destroyed.
+        var attempt: NATSConnection?
         do {
             let c = try NATSConnection(settings)
+            attempt = c
             reached = true
             interrupt.arm(c)
             try c.ensureStream(JetStreamStreamSpec(name: configuration.stream, subjects: configuration.subjects, replicas: configuration.replicas))
@@ -251,7 +254,7 @@ final class NATSReader {
             return c
         } catch {
             counters.update { $0.connectFailures += 1 }
-            interrupt.disarm()
+            withExtendedLifetime(attempt) { interrupt.disarm() }
             down("\(error)", connected: reached)
             return nil
         }

@@ -50,7 +50,7 @@ public struct NATSSourceConfiguration: DeclaredConfiguration {
     @Setting("partition_token", "With group: the subject token (0 = first) holding the partition number; filter has * there.", check: .within(0...31))
     public var partitionToken: Int = 2
 
-    @Setting("lease_ttl", "With group: seconds a partition stays a server's without renewal; a dead server's partitions are taken after it.",
+    @Setting("lease_ttl", "With group: seconds a partition stays a server's without renewal; a dead server's partitions are taken within about twice this after it died (1 to 5/3 of it after its last renewal, plus the rounds' own time).",
              check: .within(1...600))
     public var leaseTTL: Double = 10
 

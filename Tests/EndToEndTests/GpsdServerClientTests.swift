@@ -70,6 +70,14 @@ struct GpsdServerClientTests {
         #expect(session["class"] as? String == "SESSION" && session["mode"] as? Int == 3)
         #expect(abs((session["lat"] as? Double ?? 0) - 44.0689) < 0.001)
         #expect((session["satellites"] as? Int ?? 0) > 0 && (session["used"] as? Int ?? 0) > 0)
+
+        // The plugin README's one-liner, with Debian's python3 as it says (on this port, not 2947).
+        let readme = try String(contentsOfFile: E2E.repoRoot + "/Plugins/GpsdServer/README.md", encoding: .utf8)
+        let line = try #require(readme.components(separatedBy: "\n").first { $0.hasPrefix("python3 -c 'import gps") })
+        let code = try #require(line.split(separator: "'").dropFirst().first.map(String.init))
+        let oneLiner = try await runToEnd("/usr/bin/python3", ["-c", code.replacingOccurrences(of: "gps.gps(", with: "gps.gps(port=\"\(port)\", ")],
+                                          directory: dir, timeout: 30)
+        #expect(oneLiner.status == 0 && oneLiner.stdout.contains("VERSION"), "\(oneLiner.stdout)\(oneLiner.stderr)")
         #expect(await locus.terminate().status == 0)
     }
 

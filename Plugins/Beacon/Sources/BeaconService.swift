@@ -271,7 +271,8 @@ public struct BeaconService: CommandableService, DeviceKeyedService, KeyedStatef
         if !perDevice && snapshots[""] == nil && !earlier.isEmpty {
             monitor.restore(device: "", Self.snapshot(ofEarlier: earlier), toCommit: true)
         }
-        logger.info("beacon state restored", metadata: ["conditions": "\(monitor.count)", "devices": "\(monitor.deviceCount)"])
+        // Debug: the runtime says once at info that the service resumed, with its counts and store.
+        logger.debug("beacon state restored", metadata: ["conditions": "\(monitor.count)", "devices": "\(monitor.deviceCount)"])
     }
 
     public mutating func takeStateChanges() throws -> [(key: String, value: [UInt8]?)] {

@@ -347,7 +347,8 @@ public struct RegionService: CommandableService, DeviceKeyedService, KeyedStatef
         for (device, keys) in recordKeys where !devices.contains(device) { for key in keys.values { pendingRecords[key] = .some(nil) } }
         for device in times.keys where !devices.contains(device) { pendingRecords[Self.deviceKey(device)] = .some(nil) }
         noteFences(stored: stored)
-        logger.info("region state restored", metadata: [
+        // Debug: the runtime says once at info that the service resumed, with its counts and store.
+        logger.debug("region state restored", metadata: [
             "conditions": "\(monitor.count)", "records": "\(restoredRecords)", "devices": "\(monitor.deviceCount)"])
     }
 

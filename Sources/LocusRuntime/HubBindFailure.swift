@@ -16,7 +16,7 @@ enum HubBindFailure {
         let file = (configuration.file as NSString).lastPathComponent
         var movedBy: [String] = []
         if case .success(let text) = ConfigLoader.readText(configuration.file) {
-            let names = PortInUse.variables(in: text, givingPort: port, environment: environment)
+            let names = EnvironmentSubstitution.variables(in: text, givingPort: port, environment: environment)
             movedBy += names.map { "set \($0) (\(file) reads the port from it)" }
         }
         movedBy.append("change \(key(holding: endpoint, in: configuration.hub)) in \(file)")

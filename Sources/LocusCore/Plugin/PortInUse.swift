@@ -26,31 +26,4 @@ public struct PortInUse: Error, CustomStringConvertible, Sendable, Equatable {
         if !movedBy.isEmpty { text += "; to use another port, " + movedBy.joined(separator: ", or ") }
         return text
     }
-
-    /// The environment variables a config's text reads that give `port` here: each
-    /// `${NAME}` or `${NAME:-default}` whose value now (the variable's, else its default) is
-    /// the port, in the order they appear. What a user of a config such as the demo's changes
-    /// (`LOCUS_DEMO_PORT=5557 locus run`) rather than the file.
-    public static func variables(in configText: String, givingPort port: Int, environment: [String: String]) -> [String] {
-        var names: [String] = []
-        var rest = Substring(configText)
-        while let open = rest.range(of: "${") {
-            rest = rest[open.upperBound...]
-            guard let close = rest.firstIndex(of: "}") else { break }
-            let body = rest[..<close]
-            rest = rest[rest.index(after: close)...]
-            let name: Substring, fallback: Substring?
-            if let sep = body.range(of: ":-") {
-                name = body[..<sep.lowerBound]
-                fallback = body[sep.upperBound...]
-            } else {
-                name = body
-                fallback = nil
-            }
-            let set = environment[String(name)].flatMap { $0.isEmpty && fallback != nil ? nil : $0 }
-            guard let value = set ?? fallback.map(String.init), Int(value) == port, !names.contains(String(name)) else { continue }
-            names.append(String(name))
-        }
-        return names
-    }
 }

@@ -50,27 +50,47 @@ enum EnvironmentSubstitution {
             guard let close = text[bodyStart...].firstIndex(of: "}") else {
                 return .failure(.unterminated(text))
             }
-            let body = text[bodyStart..<close]
-            let name: Substring
-            let fallback: Substring?
-            if let sep = body.range(of: ":-") {
-                name = body[..<sep.lowerBound]
-                fallback = body[sep.upperBound...]
-            } else {
-                name = body
-                fallback = nil
-            }
+            let (name, fallback) = reference(text[bodyStart..<close])
             guard isValidName(name) else { return .failure(.badName(String(name))) }
-            if let value = environment[String(name)], !(fallback != nil && value.isEmpty) {
-                out += value
-            } else if let fallback {
-                out += fallback
-            } else {
+            guard let value = value(of: name, fallback: fallback, environment: environment) else {
                 return .failure(.unset(String(name)))
             }
+            out += value
             i = text.index(after: close)
         }
         return .success(out)
+    }
+
+    /// A reference's body, `NAME` or `NAME:-default`, as its name and default.
+    static func reference(_ body: Substring) -> (name: Substring, fallback: Substring?) {
+        guard let sep = body.range(of: ":-") else { return (body, nil) }
+        return (body[..<sep.lowerBound], body[sep.upperBound...])
+    }
+
+    /// What `${name}` or `${name:-fallback}` gives: the variable's value, else (unset, or empty
+    /// with a default) the default; nil when unset without one.
+    static func value(of name: Substring, fallback: Substring?, environment: [String: String]) -> String? {
+        if let value = environment[String(name)], !(fallback != nil && value.isEmpty) { return value }
+        return fallback.map(String.init)
+    }
+
+    /// The environment variables a config's text reads that give `port` here: each
+    /// `${NAME}` or `${NAME:-default}` whose value now is the port, in the order they appear.
+    /// What a user of a config such as the demo's changes (`LOCUS_DEMO_PORT=5557 locus run`)
+    /// rather than the file (`HubBindFailure`).
+    static func variables(in text: String, givingPort port: Int, environment: [String: String]) -> [String] {
+        var names: [String] = []
+        var rest = Substring(text)
+        while let open = rest.range(of: "${") {
+            rest = rest[open.upperBound...]
+            guard let close = rest.firstIndex(of: "}") else { break }
+            let (name, fallback) = reference(rest[..<close])
+            rest = rest[rest.index(after: close)...]
+            guard let value = value(of: name, fallback: fallback, environment: environment), Int(value) == port,
+                  !names.contains(String(name)) else { continue }
+            names.append(String(name))
+        }
+        return names
     }
 
     static func isValidName(_ name: Substring) -> Bool {

@@ -12,14 +12,7 @@ enum ConfigFingerprint {
     static func of(_ node: Node, perDevice: Bool, maxDevices: Int) -> String {
         var text = "per_device=\(perDevice);max_devices=\(perDevice ? maxDevices : 0);"
         canonical(node, into: &text)
-        // FNV-1a, 64 bits: stable across builds and machines.
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in text.utf8 {
-            hash ^= UInt64(byte)
-            hash = hash &* 0x0000_0100_0000_01b3
-        }
-        let hex = String(hash, radix: 16)
-        return String(repeating: "0", count: 16 - hex.count) + hex
+        return StableHash.hex(text)
     }
 
     private static func canonical(_ node: Node, into text: inout String) {

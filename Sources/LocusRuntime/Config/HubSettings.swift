@@ -134,15 +134,7 @@ public enum RuntimePaths {
         var name = (absolute as NSString).lastPathComponent
         for suffix in [".yaml", ".yml"] where name.hasSuffix(suffix) && name.count > suffix.count { name.removeLast(suffix.count) }
         let safe = String(name.prefix(40).map { $0.isASCII && ($0.isLetter || $0.isNumber || "._-".contains($0)) ? $0 : "_" })
-        // FNV-1a, 64 bits: stable across builds and machines (Swift's Hasher is seeded per process).
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in absolute.utf8 {
-            hash ^= UInt64(byte)
-            hash = hash &* 0x0000_0100_0000_01b3
-        }
-        let hex = String(hash, radix: 16)
-        let padded = String(repeating: "0", count: 16 - hex.count) + hex
-        return (safe.isEmpty || safe.hasPrefix(".") ? "config" : safe) + "-" + padded.prefix(12)
+        return (safe.isEmpty || safe.hasPrefix(".") ? "config" : safe) + "-" + StableHash.hex(absolute).prefix(12)
     }
 
     /// `$LOCUS_STATE_DIR`, else systemd's `$STATE_DIRECTORY` (first entry), else
